@@ -1,0 +1,251 @@
+//! Labels: the safety sticker on one tool call.
+//!
+//! A [`Label`] is what every other part of toolgate consumes. Its rendering as
+//! metadata ([`Label::metadata`]) is a wire contract: hook authors match on the
+//! keys `safety_label`, `blast_radius`, `category` and `reason`, so the rules for
+//! which keys appear live here and nowhere else.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The metadata key carrying the class (`safe`, `destructive`, `unknown`).
+pub const KEY_SAFETY_LABEL: &str = "safety_label";
+/// The metadata key carrying the blast radius.
+pub const KEY_BLAST_RADIUS: &str = "blast_radius";
+/// The metadata key carrying the taxonomy category.
+pub const KEY_CATEGORY: &str = "category";
+/// The metadata key carrying the human-readable reason.
+pub const KEY_REASON: &str = "reason";
+
+/// What the classifier positively knows about a call.
+///
+/// Only `Safe` is ever auto-approved by a cautious mode, so a false `Safe` is the
+/// one unforgivable error; anything not positively recognised is `Unknown`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// Positively recognised as read-only and free of side effects.
+    Safe,
+    /// Positively recognised as destroying or changing something that matters.
+    Destructive,
+    /// Everything else.
+    Unknown,
+}
+
+impl Class {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Safe => "safe",
+            Class::Destructive => "destructive",
+            Class::Unknown => "unknown",
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where a label came from: the gate treats annotation-safe differently in the
+/// legacy mode, so the origin travels with the label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// The shell-command classifier read the command.
+    Classifier,
+    /// The tool's MCP annotation hints said so.
+    Annotation,
+}
+
+impl Origin {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Origin::Classifier => "classifier",
+            Origin::Annotation => "annotation",
+        }
+    }
+}
+
+/// How much a call can break, ordered so that the worst can be taken with `max`.
+///
+/// `Unknown` sorts above `High` on purpose: a radius nobody could judge must
+/// never be treated as smaller than one somebody did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BlastRadius {
+    /// Nothing is changed.
+    Safe,
+    /// A cheap, reversible change.
+    Low,
+    /// Recoverable, but at a real cost.
+    Medium,
+    /// Irreversible loss, or loss across a whole system.
+    High,
+    /// The classifier could not tell.
+    Unknown,
+}
+
+impl BlastRadius {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlastRadius::Safe => "safe",
+            BlastRadius::Low => "low",
+            BlastRadius::Medium => "medium",
+            BlastRadius::High => "high",
+            BlastRadius::Unknown => "unknown",
+        }
+    }
+
+    /// Parses the wire spelling (case-insensitive).
+    pub fn parse(s: &str) -> Option<BlastRadius> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "safe" => BlastRadius::Safe,
+            "low" => BlastRadius::Low,
+            "medium" => BlastRadius::Medium,
+            "high" => BlastRadius::High,
+            "unknown" => BlastRadius::Unknown,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for BlastRadius {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The safety sticker on one tool call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Label {
+    /// Safe, destructive or unknown.
+    pub class: Class,
+    /// Classifier or annotation.
+    pub origin: Origin,
+    /// Empty (`None`) when nothing was said, e.g. for an empty command.
+    pub blast_radius: Option<BlastRadius>,
+    /// Taxonomy category such as `fs-delete`; empty when none applies.
+    pub category: String,
+    /// Why the label is what it is, for a person.
+    pub reason: String,
+}
+
+impl Label {
+    /// An unknown label from the classifier with the given reason.
+    pub fn unknown(reason: impl Into<String>) -> Label {
+        Label {
+            class: Class::Unknown,
+            origin: Origin::Classifier,
+            blast_radius: Some(BlastRadius::Unknown),
+            category: String::new(),
+            reason: reason.into(),
+        }
+    }
+
+    /// Renders the label as the metadata map hook authors match on.
+    ///
+    /// Exactly the keys `safety_label`, `blast_radius`, `category` and `reason`:
+    /// empty fields are omitted, and `reason` appears only when the class is
+    /// safe or destructive (an unknown label has no positive reason to give).
+    ///
+    /// ```
+    /// let label = toolgate::classify("rm -rf /tmp/build");
+    /// let md = label.metadata();
+    /// assert_eq!(md["safety_label"], "destructive");
+    /// assert_eq!(md["blast_radius"], "high");
+    /// assert_eq!(md["category"], "fs-delete");
+    /// assert!(md.contains_key("reason"));
+    /// ```
+    pub fn metadata(&self) -> BTreeMap<&'static str, String> {
+        let mut md = BTreeMap::new();
+        md.insert(KEY_SAFETY_LABEL, self.class.as_str().to_string());
+        if let Some(radius) = self.blast_radius {
+            md.insert(KEY_BLAST_RADIUS, radius.as_str().to_string());
+        }
+        if !self.category.is_empty() {
+            md.insert(KEY_CATEGORY, self.category.clone());
+        }
+        if matches!(self.class, Class::Safe | Class::Destructive) && !self.reason.is_empty() {
+            md.insert(KEY_REASON, self.reason.clone());
+        }
+        md
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blast_radius_orders_worst_last() {
+        let mut all = [
+            BlastRadius::Unknown,
+            BlastRadius::High,
+            BlastRadius::Safe,
+            BlastRadius::Medium,
+            BlastRadius::Low,
+        ];
+        all.sort();
+        assert_eq!(
+            all,
+            [
+                BlastRadius::Safe,
+                BlastRadius::Low,
+                BlastRadius::Medium,
+                BlastRadius::High,
+                BlastRadius::Unknown
+            ]
+        );
+    }
+
+    #[test]
+    fn metadata_omits_empty_fields_and_unknown_reason() {
+        let unknown = Label::unknown("no taxonomy entry matched");
+        let md = unknown.metadata();
+        assert_eq!(md.len(), 2, "{md:?}");
+        assert_eq!(md["safety_label"], "unknown");
+        assert_eq!(md["blast_radius"], "unknown");
+
+        let empty = Label {
+            blast_radius: None,
+            ..Label::unknown("")
+        };
+        assert_eq!(empty.metadata().len(), 1);
+
+        let safe = Label {
+            class: Class::Safe,
+            origin: Origin::Annotation,
+            blast_radius: Some(BlastRadius::Safe),
+            category: String::new(),
+            reason: "read-only tool".into(),
+        };
+        let md = safe.metadata();
+        assert_eq!(
+            md.keys().copied().collect::<Vec<_>>(),
+            ["blast_radius", "reason", "safety_label"]
+        );
+    }
+
+    #[test]
+    fn serde_uses_wire_spellings() {
+        let label = Label {
+            class: Class::Destructive,
+            origin: Origin::Classifier,
+            blast_radius: Some(BlastRadius::High),
+            category: "fs-delete".into(),
+            reason: "r".into(),
+        };
+        let json = serde_json::to_string(&label).unwrap_or_default();
+        assert_eq!(
+            json,
+            r#"{"class":"destructive","origin":"classifier","blast_radius":"high","category":"fs-delete","reason":"r"}"#
+        );
+    }
+}

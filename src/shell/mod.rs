@@ -1,0 +1,15 @@
+//! The shell front end: reads POSIX shell (with the bash extensions agents
+//! write) the way a shell does, and finds every simple command in it.
+//!
+//! [`parse`] turns text into a [`Script`]: simple commands with quote-removed
+//! [`Word`]s, their redirections and here-document bodies, plus whether the
+//! script was compound. What those commands *run* in turn (wrappers, `sh -c`
+//! strings, `find -exec`) is the normaliser's job, in [`crate::normalize`].
+
+mod parse;
+mod syntax;
+
+pub use parse::{parse, parse_at_depth, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT};
+pub use syntax::{
+    Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
+};

@@ -1,0 +1,1764 @@
+//! A recursive-descent reader for POSIX shell with the bash extensions agents
+//! actually write.
+//!
+//! It lexes and parses in one pass over the bytes, so the work is linear in the
+//! input: command substitutions are parsed in place (no rescanning), and only
+//! backquotes, whose text must be unescaped first, are read twice. Recursion is
+//! bounded by [`MAX_DEPTH`]; past it, nested text is skipped by an iterative
+//! scanner and the script is marked with [`Limit::Depth`], which is never safe.
+
+use super::syntax::{
+    Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
+};
+
+/// How deep substitutions, subshells and groups may nest before the reader
+/// stops descending.
+pub const MAX_DEPTH: usize = 48;
+/// How many simple commands one script may hold.
+pub const MAX_COMMANDS: usize = 20_000;
+/// The largest script read, in bytes.
+pub const MAX_INPUT: usize = 4 << 20;
+
+/// Reads a script. Never panics; problems are reported in [`Script::error`]
+/// and [`Script::limit`].
+///
+/// ```
+/// let script = toolgate::shell::parse("cd /tmp && rm -rf \"build dir\"");
+/// assert_eq!(script.commands.len(), 2);
+/// assert_eq!(script.commands[1].words[2].text, "build dir");
+/// assert!(script.compound);
+/// ```
+pub fn parse(src: &str) -> Script {
+    parse_at_depth(src, 0)
+}
+
+/// Reads a script that is itself nested `depth` levels deep (a `sh -c`
+/// string, a backquoted command), so that the overall depth stays bounded.
+pub fn parse_at_depth(src: &str, depth: usize) -> Script {
+    if src.len() > MAX_INPUT {
+        return Script {
+            limit: Some(Limit::Size),
+            ..Script::default()
+        };
+    }
+    let mut p = Parser::new(src, depth, false);
+    if depth >= MAX_DEPTH {
+        p.limit = Some(Limit::Depth);
+        return p.finish();
+    }
+    p.parse_program();
+    p.finish()
+}
+
+/// Parses the expansions inside a here-document body whose delimiter was not
+/// quoted: `$(…)` and backquotes there run when the document is read.
+fn parse_heredoc_expansions(body: &str, depth: usize) -> Script {
+    let mut p = Parser::new(body, depth, true);
+    if depth >= MAX_DEPTH {
+        p.limit = Some(Limit::Depth);
+        return p.finish();
+    }
+    p.subst_level = 1;
+    while p.pos < p.src.len() && !p.failed() {
+        match p.peek() {
+            Some(b'\\') => p.pos += 2,
+            Some(b'$') => {
+                let mut scratch = WordBuf::new(p.pos);
+                p.read_dollar(&mut scratch, false);
+            }
+            Some(b'`') => {
+                let mut scratch = WordBuf::new(p.pos);
+                p.read_backquote(&mut scratch, false);
+            }
+            _ => p.pos += 1,
+        }
+    }
+    p.finish()
+}
+
+/// Terminators a list can stop at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum End {
+    /// End of input.
+    Eof,
+    /// `)` closing a subshell or a `$(`.
+    Paren,
+    /// A reserved word closing a compound command (`then`, `fi`, `}`, …) or
+    /// `;;` in a case item; the caller checks which.
+    Reserved,
+}
+
+const RESERVED_ENDS: &[&str] = &["then", "elif", "else", "fi", "do", "done", "esac", "}"];
+
+struct PendingHeredoc {
+    cmd: Option<usize>,
+    delimiter: String,
+    strip_tabs: bool,
+    quoted: bool,
+}
+
+struct Parser<'a> {
+    src: &'a [u8],
+    text: &'a str,
+    pos: usize,
+    depth: usize,
+    subst_level: usize,
+    out: Vec<SimpleCommand>,
+    compound: bool,
+    error: Option<ParseError>,
+    limit: Option<Limit>,
+    heredocs: Vec<PendingHeredoc>,
+    pipeline: usize,
+    stage: usize,
+    /// Body mode: reading a here-document, where only expansions matter.
+    #[allow(dead_code)]
+    body_mode: bool,
+}
+
+/// A word being built.
+struct WordBuf {
+    bytes: Vec<u8>,
+    literal: bool,
+    quoted: bool,
+    substitution: bool,
+    start: usize,
+    brace_open: usize,
+    brace_comma: bool,
+}
+
+impl WordBuf {
+    fn new(start: usize) -> WordBuf {
+        WordBuf {
+            bytes: Vec::new(),
+            literal: true,
+            quoted: false,
+            substitution: false,
+            start,
+            brace_open: 0,
+            brace_comma: false,
+        }
+    }
+
+    fn finish(self, end: usize) -> Word {
+        Word {
+            text: match String::from_utf8(self.bytes) {
+                Ok(s) => s,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            },
+            literal: self.literal,
+            quoted: self.quoted,
+            substitution: self.substitution,
+            span: self.start..end,
+        }
+    }
+}
+
+fn is_meta(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
+}
+
+fn is_name_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_name_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+impl<'a> Parser<'a> {
+    fn new(text: &'a str, depth: usize, body_mode: bool) -> Parser<'a> {
+        Parser {
+            src: text.as_bytes(),
+            text,
+            pos: 0,
+            depth,
+            subst_level: 0,
+            out: Vec::new(),
+            compound: false,
+            error: None,
+            limit: None,
+            heredocs: Vec::new(),
+            pipeline: 0,
+            stage: 0,
+            body_mode,
+        }
+    }
+
+    fn finish(self) -> Script {
+        Script {
+            commands: self.out,
+            compound: self.compound,
+            error: self.error,
+            limit: self.limit,
+        }
+    }
+
+    #[inline]
+    fn failed(&self) -> bool {
+        self.error.is_some() || self.limit.is_some()
+    }
+
+    fn fail(&mut self, message: &str) {
+        if self.error.is_none() {
+            self.error = Some(ParseError {
+                message: message.to_string(),
+                offset: self.pos,
+            });
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.src.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn peek_at(&self, off: usize) -> Option<u8> {
+        self.src.get(self.pos + off).copied()
+    }
+
+    fn starts_with(&self, s: &[u8]) -> bool {
+        self.src[self.pos.min(self.src.len())..].starts_with(s)
+    }
+
+    /// Skips spaces, tabs and line continuations (not newlines).
+    fn skip_blanks(&mut self) {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
+                Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+                _ => return,
+            }
+        }
+    }
+
+    fn skip_comment(&mut self) {
+        if self.peek() == Some(b'#') {
+            while let Some(b) = self.peek() {
+                if b == b'\n' {
+                    break;
+                }
+                self.pos += 1;
+            }
+        }
+    }
+
+    /// Consumes one newline and then reads any pending here-document bodies.
+    fn consume_newline(&mut self) {
+        self.pos += 1;
+        if !self.heredocs.is_empty() {
+            self.read_heredoc_bodies();
+        }
+    }
+
+    /// Skips blanks, comments and newlines.
+    fn skip_linebreaks(&mut self) {
+        loop {
+            self.skip_blanks();
+            self.skip_comment();
+            if self.peek() == Some(b'\n') {
+                self.consume_newline();
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn read_heredoc_bodies(&mut self) {
+        let pending = std::mem::take(&mut self.heredocs);
+        for doc in pending {
+            let mut body = String::new();
+            let mut found = false;
+            while self.pos < self.src.len() {
+                let line_end = memchr_newline(self.src, self.pos);
+                let line = &self.text[self.pos..line_end];
+                let next = (line_end + 1).min(self.src.len());
+                let cmp = if doc.strip_tabs {
+                    line.trim_start_matches('\t')
+                } else {
+                    line
+                };
+                self.pos = next;
+                if cmp == doc.delimiter {
+                    found = true;
+                    break;
+                }
+                body.push_str(if doc.strip_tabs { cmp } else { line });
+                body.push('\n');
+                if line_end >= self.src.len() {
+                    break;
+                }
+            }
+            let _ = found; // bash accepts a missing delimiter at end of input
+            if !doc.quoted {
+                let nested = parse_heredoc_expansions(&body, self.depth + 1);
+                self.absorb(nested);
+            }
+            if let Some(i) = doc.cmd {
+                if let Some(cmd) = self.out.get_mut(i) {
+                    cmd.stdin = Some(StdinText {
+                        text: body,
+                        literal: doc.quoted,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Merges a nested script's findings (commands run by substitution).
+    fn absorb(&mut self, nested: Script) {
+        if self.limit.is_none() {
+            self.limit = nested.limit;
+        }
+        if !nested.commands.is_empty() {
+            self.compound = true;
+        }
+        for mut cmd in nested.commands {
+            cmd.in_substitution = true;
+            cmd.pipeline = usize::MAX;
+            self.push_command(cmd);
+        }
+    }
+
+    fn push_command(&mut self, cmd: SimpleCommand) -> Option<usize> {
+        if self.out.len() >= MAX_COMMANDS {
+            self.limit = Some(Limit::Commands);
+            return None;
+        }
+        self.out.push(cmd);
+        Some(self.out.len() - 1)
+    }
+
+    // ---- grammar -------------------------------------------------------
+
+    fn parse_program(&mut self) {
+        let items = self.parse_list(End::Eof);
+        if items > 1 {
+            self.compound = true;
+        }
+        if !self.failed() && self.pos < self.src.len() {
+            self.fail("unexpected token");
+        }
+    }
+
+    /// Is the unquoted reserved word `w` at the cursor (followed by a
+    /// delimiter)?
+    fn at_reserved(&self, w: &str) -> bool {
+        let wb = w.as_bytes();
+        if !self.starts_with(wb) {
+            return false;
+        }
+        match self.src.get(self.pos + wb.len()) {
+            None => true,
+            Some(&b) => is_meta(b) || (w == "{" || w == "}" || w == "!") && b == b'\n',
+        }
+    }
+
+    fn at_list_end(&self, end: End) -> bool {
+        match self.peek() {
+            None => true,
+            Some(b')') => true,
+            Some(b';') if self.peek_at(1) == Some(b';') => true,
+            Some(b';') if self.peek_at(1) == Some(b'&') => true,
+            _ => end == End::Reserved && RESERVED_ENDS.iter().any(|w| self.at_reserved(w)),
+        }
+    }
+
+    /// Parses and-or lists separated by `;`, `&` or newlines. Returns how many
+    /// it read.
+    fn parse_list(&mut self, end: End) -> usize {
+        let mut items = 0;
+        loop {
+            self.skip_linebreaks();
+            if self.failed() || self.at_list_end(end) {
+                break;
+            }
+            let before = self.pos;
+            self.parse_and_or();
+            items += 1;
+            if self.failed() {
+                break;
+            }
+            self.skip_blanks();
+            self.skip_comment();
+            match self.peek() {
+                Some(b';') if self.peek_at(1) != Some(b';') && self.peek_at(1) != Some(b'&') => {
+                    self.pos += 1
+                }
+                Some(b'&') if self.peek_at(1) != Some(b'&') && self.peek_at(1) != Some(b'>') => {
+                    self.pos += 1;
+                    self.compound = true; // a background job
+                }
+                Some(b'\n') => self.consume_newline(),
+                _ => {
+                    if !self.at_list_end(end) && self.pos == before {
+                        self.fail("unexpected token");
+                    } else if !self.at_list_end(end) {
+                        self.fail("unexpected token");
+                    }
+                    break;
+                }
+            }
+            if self.pos == before {
+                self.fail("unexpected token");
+                break;
+            }
+        }
+        if end == End::Eof && self.peek() == Some(b')') && !self.failed() {
+            self.fail("unexpected `)`");
+        }
+        items
+    }
+
+    fn parse_and_or(&mut self) {
+        self.parse_pipeline();
+        loop {
+            self.skip_blanks();
+            if self.starts_with(b"&&") || self.starts_with(b"||") {
+                self.pos += 2;
+                self.compound = true;
+                self.skip_linebreaks();
+                if self.failed() || self.at_list_end(End::Reserved) {
+                    self.fail("expected a command after `&&` or `||`");
+                    return;
+                }
+                self.parse_pipeline();
+            } else {
+                return;
+            }
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    fn parse_pipeline(&mut self) {
+        self.pipeline += 1;
+        self.stage = 0;
+        self.skip_blanks();
+        if self.at_reserved("!") {
+            self.pos += 1;
+            self.skip_blanks();
+        }
+        self.parse_command();
+        loop {
+            if self.failed() {
+                return;
+            }
+            self.skip_blanks();
+            if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
+                self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
+                self.compound = true;
+                self.stage += 1;
+                self.skip_linebreaks();
+                if self.at_list_end(End::Reserved) {
+                    self.fail("expected a command after `|`");
+                    return;
+                }
+                self.parse_command();
+            } else {
+                return;
+            }
+        }
+    }
+
+    fn descend(&mut self) -> bool {
+        if self.depth + 1 >= MAX_DEPTH {
+            self.limit = Some(Limit::Depth);
+            false
+        } else {
+            self.depth += 1;
+            true
+        }
+    }
+
+    fn expect_reserved(&mut self, w: &str) -> bool {
+        self.skip_linebreaks();
+        if self.at_reserved(w) {
+            self.pos += w.len();
+            true
+        } else {
+            if !self.failed() {
+                self.fail(match w {
+                    "then" => "expected `then`",
+                    "fi" => "expected `fi`",
+                    "do" => "expected `do`",
+                    "done" => "expected `done`",
+                    "esac" => "expected `esac`",
+                    "in" => "expected `in`",
+                    "}" => "expected `}`",
+                    _ => "expected a reserved word",
+                });
+            }
+            false
+        }
+    }
+
+    fn parse_command(&mut self) {
+        self.skip_blanks();
+        if self.failed() {
+            return;
+        }
+        let compound = if self.starts_with(b"((") {
+            self.compound = true;
+            self.pos += 2;
+            self.read_arith_body();
+            true
+        } else if self.peek() == Some(b'(') {
+            self.compound = true;
+            self.pos += 1;
+            if !self.descend() {
+                return;
+            }
+            self.parse_list(End::Paren);
+            self.depth -= 1;
+            if self.peek() == Some(b')') {
+                self.pos += 1;
+            } else {
+                self.fail("expected `)` to close a subshell");
+            }
+            true
+        } else if self.at_reserved("{") {
+            self.compound = true;
+            self.pos += 1;
+            if !self.descend() {
+                return;
+            }
+            self.parse_list(End::Reserved);
+            self.depth -= 1;
+            self.expect_reserved("}");
+            true
+        } else if self.at_reserved("if") {
+            self.parse_if();
+            true
+        } else if self.at_reserved("while") || self.at_reserved("until") {
+            self.compound = true;
+            self.pos += 5;
+            self.parse_body_list();
+            if self.expect_reserved("do") {
+                self.parse_body_list();
+                self.expect_reserved("done");
+            }
+            true
+        } else if self.at_reserved("for") || self.at_reserved("select") {
+            self.parse_for();
+            true
+        } else if self.at_reserved("case") {
+            self.parse_case();
+            true
+        } else if self.at_reserved("function") {
+            self.compound = true;
+            self.pos += 8;
+            self.skip_blanks();
+            let _name = self.read_word();
+            self.skip_blanks();
+            if self.starts_with(b"()") {
+                self.pos += 2;
+            }
+            self.skip_linebreaks();
+            self.parse_command();
+            return;
+        } else if self.starts_with(b"[[") && self.peek_at(2).is_none_or(is_meta) {
+            self.parse_conditional();
+            true
+        } else {
+            false
+        };
+        if compound {
+            if !self.failed() {
+                self.parse_trailing_redirects();
+            }
+            return;
+        }
+        self.parse_simple_command();
+    }
+
+    fn parse_body_list(&mut self) {
+        if !self.descend() {
+            return;
+        }
+        self.parse_list(End::Reserved);
+        self.depth -= 1;
+    }
+
+    fn parse_if(&mut self) {
+        self.compound = true;
+        self.pos += 2;
+        self.parse_body_list();
+        if !self.expect_reserved("then") {
+            return;
+        }
+        self.parse_body_list();
+        loop {
+            self.skip_linebreaks();
+            if self.failed() {
+                return;
+            }
+            if self.at_reserved("elif") {
+                self.pos += 4;
+                self.parse_body_list();
+                if !self.expect_reserved("then") {
+                    return;
+                }
+                self.parse_body_list();
+            } else if self.at_reserved("else") {
+                self.pos += 4;
+                self.parse_body_list();
+            } else {
+                self.expect_reserved("fi");
+                return;
+            }
+        }
+    }
+
+    fn parse_for(&mut self) {
+        self.compound = true;
+        self.pos += if self.at_reserved("for") { 3 } else { 6 };
+        self.skip_blanks();
+        if self.starts_with(b"((") {
+            self.pos += 2;
+            self.read_arith_body();
+        } else {
+            let _name = self.read_word();
+            self.skip_linebreaks();
+            if self.at_reserved("in") {
+                self.pos += 2;
+                // The words after `in`: read them for their substitutions.
+                loop {
+                    self.skip_blanks();
+                    match self.peek() {
+                        None | Some(b';' | b'\n') => break,
+                        Some(b) if is_meta(b) => {
+                            self.fail("unexpected token in `for` word list");
+                            return;
+                        }
+                        _ => {
+                            if self.read_word().is_none() {
+                                break;
+                            }
+                        }
+                    }
+                    if self.failed() {
+                        return;
+                    }
+                }
+            }
+        }
+        self.skip_blanks();
+        if self.peek() == Some(b';') {
+            self.pos += 1;
+        }
+        if self.expect_reserved("do") {
+            self.parse_body_list();
+            self.expect_reserved("done");
+        } else if self.at_reserved("{") {
+            self.parse_command();
+        }
+    }
+
+    fn parse_case(&mut self) {
+        self.compound = true;
+        self.pos += 4;
+        self.skip_blanks();
+        let _subject = self.read_word();
+        if !self.expect_reserved("in") {
+            return;
+        }
+        loop {
+            self.skip_linebreaks();
+            if self.failed() {
+                return;
+            }
+            if self.at_reserved("esac") {
+                self.pos += 4;
+                break;
+            }
+            if self.peek().is_none() {
+                self.fail("expected `esac`");
+                return;
+            }
+            if self.peek() == Some(b'(') {
+                self.pos += 1;
+            }
+            // Patterns separated by `|`, closed by `)`.
+            loop {
+                self.skip_blanks();
+                match self.peek() {
+                    Some(b')') => {
+                        self.pos += 1;
+                        break;
+                    }
+                    Some(b'|') => self.pos += 1,
+                    Some(b) if is_meta(b) => {
+                        self.fail("unexpected token in `case` pattern");
+                        return;
+                    }
+                    None => {
+                        self.fail("expected `)` after a `case` pattern");
+                        return;
+                    }
+                    _ => {
+                        if self.read_word().is_none() {
+                            self.fail("expected a `case` pattern");
+                            return;
+                        }
+                    }
+                }
+                if self.failed() {
+                    return;
+                }
+            }
+            if !self.descend() {
+                return;
+            }
+            self.parse_list(End::Reserved);
+            self.depth -= 1;
+            self.skip_linebreaks();
+            if self.starts_with(b";;&") {
+                self.pos += 3;
+            } else if self.starts_with(b";;") || self.starts_with(b";&") {
+                self.pos += 2;
+            } else if !self.at_reserved("esac") {
+                self.fail("expected `;;` or `esac`");
+                return;
+            }
+        }
+    }
+
+    /// `[[ … ]]`: words up to `]]`, where `<`, `>`, `&&`, `||`, `(` and `)`
+    /// are operators of the test, not of the shell.
+    fn parse_conditional(&mut self) {
+        self.compound = true;
+        let start = self.pos;
+        self.pos += 2;
+        let mut cmd = SimpleCommand {
+            words: vec![Word {
+                span: start..self.pos,
+                ..Word::literal("[[")
+            }],
+            pipeline: self.pipeline,
+            stage: self.stage,
+            in_substitution: self.subst_level > 0,
+            ..SimpleCommand::default()
+        };
+        loop {
+            self.skip_blanks();
+            if self.peek() == Some(b'\n') {
+                self.consume_newline();
+                continue;
+            }
+            if self.starts_with(b"]]") && self.peek_at(2).is_none_or(is_meta) {
+                self.pos += 2;
+                break;
+            }
+            match self.peek() {
+                None => {
+                    self.fail("expected `]]`");
+                    return;
+                }
+                Some(b) if is_meta(b) => {
+                    let op_start = self.pos;
+                    let len = if self.starts_with(b"&&") || self.starts_with(b"||") {
+                        2
+                    } else {
+                        1
+                    };
+                    self.pos += len;
+                    cmd.words.push(Word {
+                        span: op_start..self.pos,
+                        ..Word::literal(&self.text[op_start..self.pos])
+                    });
+                }
+                _ => match self.read_word() {
+                    Some(w) => cmd.words.push(w),
+                    None => {
+                        self.fail("expected `]]`");
+                        return;
+                    }
+                },
+            }
+            if self.failed() {
+                return;
+            }
+        }
+        cmd.span = start..self.pos;
+        self.push_command(cmd);
+    }
+
+    fn parse_trailing_redirects(&mut self) {
+        let mut cmd = SimpleCommand {
+            pipeline: self.pipeline,
+            stage: self.stage,
+            in_substitution: self.subst_level > 0,
+            ..SimpleCommand::default()
+        };
+        let start = self.pos;
+        loop {
+            self.skip_blanks();
+            if !self.try_redirect(&mut cmd, None) {
+                break;
+            }
+            if self.failed() {
+                return;
+            }
+        }
+        if !cmd.redirects.is_empty() {
+            cmd.span = start..self.pos;
+            self.push_command(cmd);
+        }
+    }
+
+    fn parse_simple_command(&mut self) {
+        let start = self.pos;
+        let mut cmd = SimpleCommand {
+            pipeline: self.pipeline,
+            stage: self.stage,
+            in_substitution: self.subst_level > 0,
+            ..SimpleCommand::default()
+        };
+        let mut heredoc_marks: Vec<usize> = Vec::new();
+        loop {
+            self.skip_blanks();
+            if self.failed() {
+                return;
+            }
+            let Some(b) = self.peek() else { break };
+            if b == b'#' {
+                self.skip_comment();
+                break;
+            }
+            if matches!(b, b'\n' | b';' | b'|' | b')') {
+                break;
+            }
+            if b == b'&' && !self.starts_with(b"&>") {
+                break;
+            }
+            let before_heredocs = self.heredocs.len();
+            if self.try_redirect(&mut cmd, Some(&mut heredoc_marks)) {
+                let _ = before_heredocs;
+                continue;
+            }
+            if b == b'(' {
+                // `name ( )`: a function definition.
+                if cmd.words.len() == 1 && cmd.assignments.is_empty() {
+                    let save = self.pos;
+                    self.pos += 1;
+                    self.skip_blanks();
+                    if self.peek() == Some(b')') {
+                        self.pos += 1;
+                        self.compound = true;
+                        self.skip_linebreaks();
+                        self.parse_command();
+                        return;
+                    }
+                    self.pos = save;
+                }
+                self.fail("unexpected `(`");
+                return;
+            }
+            let Some(word) = self.read_word() else {
+                self.fail("unexpected token");
+                return;
+            };
+            if cmd.words.is_empty() && is_assignment(&word, self.src) {
+                cmd.assignments.push(word);
+            } else {
+                cmd.words.push(word);
+            }
+        }
+        if cmd.words.is_empty() && cmd.assignments.is_empty() && cmd.redirects.is_empty() {
+            if !self.failed() {
+                self.fail("expected a command");
+            }
+            return;
+        }
+        cmd.span = start..self.pos;
+        let idx = self.push_command(cmd);
+        for mark in heredoc_marks {
+            if let Some(doc) = self.heredocs.get_mut(mark) {
+                doc.cmd = idx;
+            }
+        }
+        if self.stage == 0 {
+            // A pipeline's first stage keeps stage 0; later stages were set
+            // by parse_pipeline.
+        }
+    }
+
+    /// Tries to read one redirection at the cursor.
+    fn try_redirect(
+        &mut self,
+        cmd: &mut SimpleCommand,
+        heredoc_marks: Option<&mut Vec<usize>>,
+    ) -> bool {
+        let save = self.pos;
+        let mut fd = None;
+        let mut i = self.pos;
+        while i < self.src.len() && self.src[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i > self.pos && i < self.src.len() && matches!(self.src[i], b'<' | b'>') {
+            fd = self.text[self.pos..i].parse::<u32>().ok();
+            self.pos = i;
+        }
+        let rest = &self.src[self.pos..];
+        let (kind, len) = if rest.starts_with(b"<(") || rest.starts_with(b">(") {
+            self.pos = save;
+            return false;
+        } else if rest.starts_with(b"<<<") {
+            (RedirectKind::HereString, 3)
+        } else if rest.starts_with(b"<<-") {
+            (RedirectKind::HereDoc, 3)
+        } else if rest.starts_with(b"<<") {
+            (RedirectKind::HereDoc, 2)
+        } else if rest.starts_with(b"<>") {
+            (RedirectKind::ReadWrite, 2)
+        } else if rest.starts_with(b"<&") {
+            (RedirectKind::Duplicate, 2)
+        } else if rest.starts_with(b"<") {
+            (RedirectKind::Read, 1)
+        } else if rest.starts_with(b">>") {
+            (RedirectKind::Append, 2)
+        } else if rest.starts_with(b">|") {
+            (RedirectKind::Write, 2)
+        } else if rest.starts_with(b">&") {
+            (RedirectKind::Duplicate, 2)
+        } else if rest.starts_with(b">") {
+            (RedirectKind::Write, 1)
+        } else if fd.is_none() && rest.starts_with(b"&>>") {
+            (RedirectKind::AppendBoth, 3)
+        } else if fd.is_none() && rest.starts_with(b"&>") {
+            (RedirectKind::WriteBoth, 2)
+        } else {
+            self.pos = save;
+            return false;
+        };
+        let strip_tabs = len == 3 && kind == RedirectKind::HereDoc;
+        self.pos += len;
+        self.skip_blanks();
+        let Some(target) = self.read_word() else {
+            self.fail("expected a word after a redirection");
+            return true;
+        };
+        let mut kind = kind;
+        if kind == RedirectKind::Duplicate
+            && !(target.text == "-" || target.text.bytes().all(|b| b.is_ascii_digit()))
+        {
+            // `>&file` is bash for `&>file`.
+            kind = if self.src[save..].contains(&b'<') {
+                RedirectKind::Read
+            } else {
+                RedirectKind::WriteBoth
+            };
+        }
+        match kind {
+            RedirectKind::HereDoc => {
+                let quoted = target.quoted;
+                self.heredocs.push(PendingHeredoc {
+                    cmd: None,
+                    delimiter: target.text.clone(),
+                    strip_tabs,
+                    quoted,
+                });
+                if let Some(marks) = heredoc_marks {
+                    marks.push(self.heredocs.len() - 1);
+                }
+            }
+            RedirectKind::HereString => {
+                cmd.stdin = Some(StdinText {
+                    text: format!("{}\n", target.text),
+                    literal: target.literal,
+                });
+            }
+            _ => {}
+        }
+        cmd.redirects.push(Redirect { fd, kind, target });
+        true
+    }
+
+    // ---- words ---------------------------------------------------------
+
+    /// Reads one word at the cursor; `None` when the cursor is at a
+    /// metacharacter or the end.
+    fn read_word(&mut self) -> Option<Word> {
+        let start = self.pos;
+        let mut w = WordBuf::new(start);
+        // Process substitution `<(…)`, `>(…)` and zsh's `=(…)` at word start.
+        if matches!(self.peek(), Some(b'<' | b'>' | b'=')) && self.peek_at(1) == Some(b'(') {
+            let op = self.peek().unwrap_or(b'<');
+            self.pos += 2;
+            w.bytes.extend_from_slice(&[op, b'(']);
+            self.read_command_substitution(&mut w);
+            w.bytes.push(b')');
+        }
+        loop {
+            if self.failed() {
+                break;
+            }
+            let Some(b) = self.peek() else { break };
+            match b {
+                b if is_meta(b) => {
+                    // `name=(a b)` array assignment.
+                    if b == b'(' && self.assignment_prefix(&w) {
+                        w.literal = false;
+                        self.read_balanced_parens(&mut w);
+                        continue;
+                    }
+                    break;
+                }
+                b'\'' => {
+                    w.quoted = true;
+                    self.pos += 1;
+                    match memchr_byte(b'\'', self.src, self.pos) {
+                        Some(end) => {
+                            w.bytes.extend_from_slice(&self.src[self.pos..end]);
+                            self.pos = end + 1;
+                        }
+                        None => {
+                            self.fail("unterminated single quote");
+                            break;
+                        }
+                    }
+                }
+                b'"' => {
+                    w.quoted = true;
+                    self.pos += 1;
+                    self.read_double_quoted(&mut w);
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'\n') => self.pos += 1,
+                        Some(_) => {
+                            w.quoted = true;
+                            let len = utf8_len(self.src, self.pos);
+                            w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                            self.pos += len;
+                        }
+                        None => w.bytes.push(b'\\'),
+                    }
+                }
+                b'$' => {
+                    if self.peek_at(1) == Some(b'\'') {
+                        w.quoted = true;
+                        self.pos += 2;
+                        self.read_ansi_c(&mut w);
+                    } else if self.peek_at(1) == Some(b'"') {
+                        w.quoted = true;
+                        self.pos += 2;
+                        self.read_double_quoted(&mut w);
+                    } else {
+                        self.read_dollar(&mut w, false);
+                    }
+                }
+                b'`' => self.read_backquote(&mut w, false),
+                b'*' | b'?' | b'+' | b'@' | b'!' if self.peek_at(1) == Some(b'(') => {
+                    // Extended glob `@(…)` and friends.
+                    w.literal = false;
+                    w.bytes.push(b);
+                    self.pos += 1;
+                    self.read_balanced_parens(&mut w);
+                }
+                b'*' | b'?' => {
+                    w.literal = false;
+                    w.bytes.push(b);
+                    self.pos += 1;
+                }
+                b'[' => {
+                    let rest = &self.src[self.pos + 1..];
+                    let end = rest.iter().position(|&c| is_meta(c)).unwrap_or(rest.len());
+                    if rest[..end].contains(&b']') {
+                        w.literal = false;
+                    }
+                    w.bytes.push(b);
+                    self.pos += 1;
+                }
+                b'{' => {
+                    w.brace_open += 1;
+                    w.bytes.push(b);
+                    self.pos += 1;
+                }
+                b',' if w.brace_open > 0 => {
+                    w.brace_comma = true;
+                    w.bytes.push(b);
+                    self.pos += 1;
+                }
+                b'.' if w.brace_open > 0 && self.peek_at(1) == Some(b'.') => {
+                    w.brace_comma = true;
+                    w.bytes.extend_from_slice(b"..");
+                    self.pos += 2;
+                }
+                b'}' => {
+                    if w.brace_open > 0 {
+                        w.brace_open -= 1;
+                        if w.brace_comma {
+                            w.literal = false;
+                        }
+                    }
+                    w.bytes.push(b);
+                    self.pos += 1;
+                }
+                _ => {
+                    let len = utf8_len(self.src, self.pos);
+                    w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                    self.pos += len;
+                }
+            }
+        }
+        if self.pos == start {
+            return None;
+        }
+        Some(w.finish(self.pos))
+    }
+
+    fn assignment_prefix(&self, w: &WordBuf) -> bool {
+        let b = &w.bytes;
+        !w.quoted
+            && b.len() >= 2
+            && b.last() == Some(&b'=')
+            && is_name_start(b[0])
+            && b[..b.len() - 1]
+                .iter()
+                .all(|&c| is_name_char(c) || c == b'+')
+    }
+
+    /// Reads balanced parentheses (array values, extended globs), keeping
+    /// the text; quotes inside are honoured.
+    fn read_balanced_parens(&mut self, w: &mut WordBuf) {
+        let mut level = 0usize;
+        while let Some(b) = self.peek() {
+            match b {
+                b'(' => level += 1,
+                b')' => {
+                    level = level.saturating_sub(1);
+                    if level == 0 {
+                        w.bytes.push(b);
+                        self.pos += 1;
+                        return;
+                    }
+                }
+                b'\'' => {
+                    if let Some(end) = memchr_byte(b'\'', self.src, self.pos + 1) {
+                        w.bytes.extend_from_slice(&self.src[self.pos..=end]);
+                        self.pos = end + 1;
+                        continue;
+                    }
+                }
+                b'"' => {
+                    self.pos += 1;
+                    self.read_double_quoted(w);
+                    continue;
+                }
+                b'$' => {
+                    self.read_dollar(w, false);
+                    continue;
+                }
+                b'`' => {
+                    self.read_backquote(w, false);
+                    continue;
+                }
+                b'\\' => {
+                    w.bytes.push(b);
+                    self.pos += 1;
+                    if self.peek().is_none() {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            let len = utf8_len(self.src, self.pos);
+            w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+            self.pos += len;
+        }
+        self.fail("unterminated `(`");
+    }
+
+    /// After the opening `"`; consumes through the closing `"`.
+    fn read_double_quoted(&mut self, w: &mut WordBuf) {
+        loop {
+            let Some(b) = self.peek() else {
+                self.fail("unterminated double quote");
+                return;
+            };
+            match b {
+                b'"' => {
+                    self.pos += 1;
+                    return;
+                }
+                b'\\' => match self.peek_at(1) {
+                    Some(c @ (b'$' | b'`' | b'"' | b'\\')) => {
+                        w.bytes.push(c);
+                        self.pos += 2;
+                    }
+                    Some(b'\n') => self.pos += 2,
+                    _ => {
+                        w.bytes.push(b'\\');
+                        self.pos += 1;
+                    }
+                },
+                b'$' => self.read_dollar(w, true),
+                b'`' => self.read_backquote(w, true),
+                _ => {
+                    let len = utf8_len(self.src, self.pos);
+                    w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                    self.pos += len;
+                }
+            }
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    /// After `$'`; ANSI-C quoting with its escapes.
+    fn read_ansi_c(&mut self, w: &mut WordBuf) {
+        loop {
+            let Some(b) = self.peek() else {
+                self.fail("unterminated $'…' string");
+                return;
+            };
+            self.pos += 1;
+            match b {
+                b'\'' => return,
+                b'\\' => {
+                    let Some(e) = self.peek() else {
+                        self.fail("unterminated $'…' string");
+                        return;
+                    };
+                    self.pos += 1;
+                    match e {
+                        b'n' => w.bytes.push(b'\n'),
+                        b't' => w.bytes.push(b'\t'),
+                        b'r' => w.bytes.push(b'\r'),
+                        b'a' => w.bytes.push(7),
+                        b'b' => w.bytes.push(8),
+                        b'e' | b'E' => w.bytes.push(27),
+                        b'f' => w.bytes.push(12),
+                        b'v' => w.bytes.push(11),
+                        b'\\' | b'\'' | b'"' | b'?' => w.bytes.push(e),
+                        b'x' => {
+                            let v = self.read_radix(16, 2);
+                            push_code_unit(w, v.unwrap_or(u32::from(b'x')));
+                        }
+                        b'u' => {
+                            let v = self.read_radix(16, 4);
+                            push_char(w, v);
+                        }
+                        b'U' => {
+                            let v = self.read_radix(16, 8);
+                            push_char(w, v);
+                        }
+                        b'0'..=b'7' => {
+                            self.pos -= 1;
+                            let v = self.read_radix(8, 3).unwrap_or(0);
+                            push_code_unit(w, v & 0xff);
+                        }
+                        b'c' => {
+                            if let Some(c) = self.peek() {
+                                self.pos += 1;
+                                w.bytes.push(c & 0x1f);
+                            }
+                        }
+                        other => {
+                            w.bytes.push(b'\\');
+                            w.bytes.push(other);
+                        }
+                    }
+                }
+                _ => w.bytes.push(b),
+            }
+        }
+    }
+
+    fn read_radix(&mut self, radix: u32, max: usize) -> Option<u32> {
+        let mut value = 0u32;
+        let mut n = 0;
+        while n < max {
+            let Some(d) = self.peek().and_then(|b| (b as char).to_digit(radix)) else {
+                break;
+            };
+            value = value * radix + d;
+            self.pos += 1;
+            n += 1;
+        }
+        (n > 0).then_some(value)
+    }
+
+    /// At `$`: parameter expansion, command substitution or arithmetic.
+    fn read_dollar(&mut self, w: &mut WordBuf, in_dquote: bool) {
+        let _ = in_dquote;
+        match self.peek_at(1) {
+            Some(b'(') if self.peek_at(2) == Some(b'(') => {
+                w.literal = false;
+                w.bytes.extend_from_slice(b"$((");
+                self.pos += 3;
+                self.read_arith_body();
+                w.bytes.extend_from_slice(b"))");
+            }
+            Some(b'(') => {
+                w.literal = false;
+                w.bytes.extend_from_slice(b"$(");
+                self.pos += 2;
+                self.read_command_substitution(w);
+                w.bytes.push(b')');
+            }
+            Some(b'{') => {
+                w.literal = false;
+                let start = self.pos;
+                self.pos += 2;
+                self.read_parameter_braces(w);
+                let _ = start;
+            }
+            Some(c) if is_name_start(c) => {
+                w.literal = false;
+                let start = self.pos;
+                self.pos += 1;
+                while self.peek().is_some_and(is_name_char) {
+                    self.pos += 1;
+                }
+                w.bytes.extend_from_slice(&self.src[start..self.pos]);
+            }
+            Some(c)
+                if c.is_ascii_digit()
+                    || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') =>
+            {
+                w.literal = false;
+                w.bytes.extend_from_slice(&self.src[self.pos..self.pos + 2]);
+                self.pos += 2;
+            }
+            _ => {
+                w.bytes.push(b'$');
+                self.pos += 1;
+            }
+        }
+    }
+
+    /// After `${`: through the matching `}`; substitutions inside run.
+    fn read_parameter_braces(&mut self, w: &mut WordBuf) {
+        w.bytes.extend_from_slice(b"${");
+        let mut level = 1usize;
+        loop {
+            let Some(b) = self.peek() else {
+                self.fail("unterminated ${…}");
+                return;
+            };
+            match b {
+                b'}' => {
+                    level -= 1;
+                    self.pos += 1;
+                    w.bytes.push(b);
+                    if level == 0 {
+                        return;
+                    }
+                }
+                b'{' => {
+                    level += 1;
+                    self.pos += 1;
+                    w.bytes.push(b);
+                }
+                b'\\' => {
+                    w.bytes.push(b);
+                    self.pos += 1;
+                    if let Some(c) = self.peek() {
+                        w.bytes.push(c);
+                        self.pos += 1;
+                    }
+                }
+                b'\'' => match memchr_byte(b'\'', self.src, self.pos + 1) {
+                    Some(end) => {
+                        w.bytes.extend_from_slice(&self.src[self.pos + 1..end]);
+                        self.pos = end + 1;
+                    }
+                    None => {
+                        self.fail("unterminated single quote");
+                        return;
+                    }
+                },
+                b'"' => {
+                    self.pos += 1;
+                    self.read_double_quoted(w);
+                }
+                b'$' => self.read_dollar(w, true),
+                b'`' => self.read_backquote(w, true),
+                _ => {
+                    let len = utf8_len(self.src, self.pos);
+                    w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                    self.pos += len;
+                }
+            }
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    /// After `$(`, `<(`, `>(`: parses the commands in place through `)`.
+    fn read_command_substitution(&mut self, w: &mut WordBuf) {
+        w.literal = false;
+        w.substitution = true;
+        self.compound = true;
+        if self.depth + 1 >= MAX_DEPTH {
+            self.limit = Some(Limit::Depth);
+            self.skip_to_close_paren();
+            return;
+        }
+        let saved = (self.pipeline, self.stage);
+        self.depth += 1;
+        self.subst_level += 1;
+        let start = self.pos;
+        self.parse_list(End::Paren);
+        self.subst_level -= 1;
+        self.depth -= 1;
+        (self.pipeline, self.stage) = saved;
+        if self.failed() {
+            return;
+        }
+        w.bytes.extend_from_slice(&self.src[start..self.pos]);
+        if self.peek() == Some(b')') {
+            self.pos += 1;
+        } else {
+            self.fail("unterminated command substitution");
+        }
+    }
+
+    /// After `((` or `$((`: arithmetic through `))`. Substitutions inside are
+    /// parsed; the rest is skipped.
+    fn read_arith_body(&mut self) {
+        let mut level = 0usize;
+        loop {
+            let Some(b) = self.peek() else {
+                self.fail("unterminated arithmetic expression");
+                return;
+            };
+            match b {
+                b'(' => {
+                    level += 1;
+                    self.pos += 1;
+                }
+                b')' => {
+                    if level == 0 {
+                        if self.peek_at(1) == Some(b')') {
+                            self.pos += 2;
+                            return;
+                        }
+                        self.fail("expected `))`");
+                        return;
+                    }
+                    level -= 1;
+                    self.pos += 1;
+                }
+                b'$' | b'`' => {
+                    self.compound = true;
+                    let mut scratch = WordBuf::new(self.pos);
+                    if b == b'$' {
+                        self.read_dollar(&mut scratch, false);
+                    } else {
+                        self.read_backquote(&mut scratch, false);
+                    }
+                }
+                _ => self.pos += 1,
+            }
+            if self.failed() {
+                return;
+            }
+        }
+    }
+
+    /// At a backquote: reads through the closing one, unescapes, and parses
+    /// the text as a nested script.
+    fn read_backquote(&mut self, w: &mut WordBuf, in_dquote: bool) {
+        w.literal = false;
+        w.substitution = true;
+        self.compound = true;
+        self.pos += 1;
+        let mut inner = Vec::new();
+        loop {
+            let Some(b) = self.peek() else {
+                self.fail("unterminated backquote");
+                return;
+            };
+            self.pos += 1;
+            match b {
+                b'`' => break,
+                b'\\' => match self.peek() {
+                    Some(c @ (b'$' | b'`' | b'\\')) => {
+                        inner.push(c);
+                        self.pos += 1;
+                    }
+                    Some(b'"') if in_dquote => {
+                        inner.push(b'"');
+                        self.pos += 1;
+                    }
+                    _ => inner.push(b'\\'),
+                },
+                _ => inner.push(b),
+            }
+        }
+        let text = String::from_utf8_lossy(&inner).into_owned();
+        w.bytes.push(b'`');
+        w.bytes.extend_from_slice(text.as_bytes());
+        w.bytes.push(b'`');
+        let nested = parse_at_depth(&text, self.depth + 1);
+        if let Some(err) = nested.error.clone() {
+            self.fail(&format!("in backquoted command: {}", err.message));
+        }
+        self.absorb(nested);
+    }
+
+    /// Past the depth limit: skips to the matching `)` without recursion.
+    fn skip_to_close_paren(&mut self) {
+        let mut level = 0usize;
+        while let Some(b) = self.peek() {
+            match b {
+                b'(' => level += 1,
+                b')' => {
+                    if level == 0 {
+                        self.pos += 1;
+                        return;
+                    }
+                    level -= 1;
+                }
+                b'\\' => self.pos += 1,
+                b'\'' => {
+                    if let Some(end) = memchr_byte(b'\'', self.src, self.pos + 1) {
+                        self.pos = end;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        self.pos = self.pos.min(self.src.len());
+    }
+}
+
+fn is_assignment(word: &Word, src: &[u8]) -> bool {
+    let _ = src;
+    let t = word.text.as_bytes();
+    let Some(eq) = t.iter().position(|&b| b == b'=') else {
+        return false;
+    };
+    if eq == 0 || !is_name_start(t[0]) {
+        return false;
+    }
+    let name = &t[..eq];
+    let name = name.strip_suffix(b"+").unwrap_or(name);
+    // `a[i]=x` is an assignment too.
+    let name = match name.iter().position(|&b| b == b'[') {
+        Some(i) if name.last() == Some(&b']') => &name[..i],
+        _ => name,
+    };
+    !name.is_empty() && name.iter().all(|&b| is_name_char(b))
+}
+
+fn memchr_byte(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
+    hay.get(from..)
+        .and_then(|rest| memchr_pos(needle, rest))
+        .map(|i| i + from)
+}
+
+fn memchr_pos(needle: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| b == needle)
+}
+
+fn memchr_newline(hay: &[u8], from: usize) -> usize {
+    memchr_byte(b'\n', hay, from).unwrap_or(hay.len())
+}
+
+fn utf8_len(src: &[u8], pos: usize) -> usize {
+    let b = src[pos];
+    let len = if b < 0x80 {
+        1
+    } else if b >= 0xf0 {
+        4
+    } else if b >= 0xe0 {
+        3
+    } else if b >= 0xc0 {
+        2
+    } else {
+        1
+    };
+    len.min(src.len() - pos)
+}
+
+fn push_code_unit(w: &mut WordBuf, v: u32) {
+    if v < 0x80 {
+        w.bytes.push(v as u8);
+    } else {
+        push_char(w, Some(v));
+    }
+}
+
+fn push_char(w: &mut WordBuf, v: Option<u32>) {
+    let c = v.and_then(char::from_u32).unwrap_or('\u{fffd}');
+    let mut buf = [0u8; 4];
+    w.bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(src: &str) -> Vec<Vec<String>> {
+        let s = parse(src);
+        assert!(s.error.is_none(), "{src:?}: {:?}", s.error);
+        s.commands
+            .iter()
+            .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn quotes_and_escapes_are_removed() {
+        for (src, want) in [
+            ("rm -rf /tmp/x", vec!["rm", "-rf", "/tmp/x"]),
+            ("\\rm -rf x", vec!["rm", "-rf", "x"]),
+            ("\"rm\" -rf x", vec!["rm", "-rf", "x"]),
+            ("r''m -rf x", vec!["rm", "-rf", "x"]),
+            ("r\"\"m -r''f x", vec!["rm", "-rf", "x"]),
+            ("$'\\x72m' -rf x", vec!["rm", "-rf", "x"]),
+            ("$'r\\155' x", vec!["rm", "x"]),
+            ("echo 'a b' \"c d\" e\\ f", vec!["echo", "a b", "c d", "e f"]),
+            ("echo \"a\\\"b\" 'it'\\''s'", vec!["echo", "a\"b", "it's"]),
+            ("ec\\\nho hi", vec!["echo", "hi"]),
+            ("grep 'DROP TABLE' f", vec!["grep", "DROP TABLE", "f"]),
+        ] {
+            assert_eq!(words(src), vec![want.clone()], "{src:?}");
+        }
+    }
+
+    #[test]
+    fn finds_every_simple_command() {
+        for (src, want) in [
+            ("a && b || c; d & e", vec!["a", "b", "c", "d", "e"]),
+            ("a | b |& c", vec!["a", "b", "c"]),
+            ("echo $(rm -rf x)", vec!["rm", "echo"]),
+            ("echo `rm -rf x`", vec!["rm", "echo"]),
+            ("diff <(ls a) >(tee b)", vec!["ls", "tee", "diff"]),
+            ("(cd x && rm y)", vec!["cd", "rm"]),
+            ("{ a; b; }", vec!["a", "b"]),
+            ("if a; then b; elif c; then d; else e; fi", vec!["a", "b", "c", "d", "e"]),
+            ("for f in $(ls); do rm $f; done", vec!["ls", "rm"]),
+            ("while read l; do echo $l; done < f", vec!["read", "echo", ""]),
+            ("case $x in a|b) rm a;; *) ls;; esac", vec!["rm", "ls"]),
+            ("f() { rm -rf /; }; f", vec!["rm", "f"]),
+            ("function g { ls; }", vec!["ls"]),
+            ("x=$(rm y)", vec!["rm", ""]),
+            ("echo \"$(rm -rf a)\"", vec!["rm", "echo"]),
+            ("echo ${x:-$(rm b)}", vec!["rm", "echo"]),
+            ("[[ -f x && $(rm y) ]]", vec!["rm", "[["]),
+            ("(( x = $(rm z) ))", vec!["rm"]),
+            ("a # b; c\nd", vec!["a", "d"]),
+        ] {
+            let s = parse(src);
+            assert!(s.error.is_none(), "{src:?}: {:?}", s.error);
+            let got: Vec<String> = s
+                .commands
+                .iter()
+                .map(|c| c.words.first().map(|w| w.text.clone()).unwrap_or_default())
+                .collect();
+            assert_eq!(got, want, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn heredoc_bodies_attach_to_their_command() {
+        let s = parse("bash <<EOF\nrm -rf /\nEOF\necho done");
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.commands.len(), 2);
+        let stdin = s.commands[0].stdin.as_ref().map(|t| t.text.as_str());
+        assert_eq!(stdin, Some("rm -rf /\n"));
+        assert_eq!(s.commands[1].words[0].text, "echo");
+
+        let s = parse("cat <<-'X' | sh\n\tls\n\tX\n");
+        assert_eq!(s.commands[0].stdin.as_ref().map(|t| t.literal), Some(true));
+        assert_eq!(
+            s.commands[0].stdin.as_ref().map(|t| t.text.as_str()),
+            Some("ls\n")
+        );
+        assert_eq!(s.commands[1].stage, 1);
+
+        let s = parse("cat <<EOF\n$(rm -rf /x)\nEOF\n");
+        assert!(s.commands.iter().any(|c| c.words[0].text == "rm"));
+
+        let s = parse("sh <<<'rm -rf /'");
+        assert_eq!(
+            s.commands[0].stdin.as_ref().map(|t| t.text.as_str()),
+            Some("rm -rf /\n")
+        );
+    }
+
+    #[test]
+    fn literal_flags() {
+        let s = parse("ls $x \"$y\" * a?b [ab] {a,b} ~/x 'lit' \"q\" x{}y");
+        let lits: Vec<bool> = s.commands[0].words.iter().map(|w| w.literal).collect();
+        assert_eq!(
+            lits,
+            [true, false, false, false, false, false, false, true, true, true, true]
+        );
+    }
+
+    #[test]
+    fn redirections() {
+        let s = parse("cmd 2>/dev/null >out.txt >>log 2>&1 <in &>both 3<>rw");
+        let kinds: Vec<RedirectKind> = s.commands[0].redirects.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                RedirectKind::Write,
+                RedirectKind::Write,
+                RedirectKind::Append,
+                RedirectKind::Duplicate,
+                RedirectKind::Read,
+                RedirectKind::WriteBoth,
+                RedirectKind::ReadWrite
+            ]
+        );
+        assert_eq!(s.commands[0].words.len(), 1);
+        assert_eq!(s.commands[0].redirects[0].fd, Some(2));
+        let s = parse("> file");
+        assert_eq!(s.commands.len(), 1);
+        assert!(s.commands[0].words.is_empty());
+        let s = parse("git commit -m \"feat: 1>0\"");
+        assert!(s.commands[0].redirects.is_empty());
+    }
+
+    #[test]
+    fn compound_detection() {
+        for (src, compound) in [
+            ("ls -la", false),
+            ("ls;", false),
+            ("ls\n", false),
+            ("ls && pwd", true),
+            ("ls | wc", true),
+            ("ls &", true),
+            ("(ls)", true),
+            ("echo $(ls)", true),
+            ("ls; pwd", true),
+        ] {
+            assert_eq!(parse(src).compound, compound, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn errors_and_limits() {
+        for src in [
+            "echo 'x",
+            "echo \"x",
+            "echo $(ls",
+            "if then rm -rf /tmp/x",
+            "cat (touch x)",
+            "ls )",
+            "a &&",
+        ] {
+            assert!(parse(src).error.is_some(), "{src:?}");
+        }
+        let deep = format!("{}x{}", "$(".repeat(500), ")".repeat(500));
+        assert_eq!(parse(&deep).limit, Some(Limit::Depth));
+        let deep = format!("{}x{}", "( ".repeat(5000), " )".repeat(5000));
+        assert_eq!(parse(&deep).limit, Some(Limit::Depth));
+    }
+}

@@ -1,0 +1,184 @@
+//! What the shell front end hands the classifier: the simple commands of a
+//! script, nested ones included, with just enough structure to judge them.
+//!
+//! toolgate does not need a full syntax tree. It needs every simple command that
+//! could run (in pipelines, lists, control structures, substitutions, function
+//! bodies), each word after quote removal with a flag that says whether the
+//! shell could still change it, the redirections, any here-document text, and
+//! whether the script was compound at all.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+/// One shell word after quote removal.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Word {
+    /// The word's text with quotes and escapes removed. Expansions the shell
+    /// would perform (`$x`, `$(…)`, globs) are kept as written.
+    pub text: String,
+    /// True when the shell cannot change the word: no parameter expansion,
+    /// command or process substitution, arithmetic, glob or brace expansion.
+    pub literal: bool,
+    /// True when some part of the word was quoted or escaped.
+    pub quoted: bool,
+    /// True when the word contains a command or process substitution.
+    pub substitution: bool,
+    /// Byte range in the script this word was read from.
+    pub span: Range<usize>,
+}
+
+impl Word {
+    /// A literal, unquoted word (used by the normaliser for synthetic words).
+    pub fn literal(text: impl Into<String>) -> Word {
+        Word {
+            text: text.into(),
+            literal: true,
+            quoted: false,
+            substitution: false,
+            span: 0..0,
+        }
+    }
+}
+
+/// The kind of a redirection operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedirectKind {
+    /// `<`
+    Read,
+    /// `>` (and `>|`): truncates the target.
+    Write,
+    /// `>>`
+    Append,
+    /// `&>` / `>&file`: stdout and stderr, truncating.
+    WriteBoth,
+    /// `&>>`
+    AppendBoth,
+    /// `<>`: opens for reading and writing (creates the file).
+    ReadWrite,
+    /// `>&N`, `<&N`, `>&-`: duplicates or closes a descriptor.
+    Duplicate,
+    /// `<<` / `<<-`
+    HereDoc,
+    /// `<<<`
+    HereString,
+}
+
+impl RedirectKind {
+    /// True when the redirection can create, truncate or change a file.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            RedirectKind::Write
+                | RedirectKind::Append
+                | RedirectKind::WriteBoth
+                | RedirectKind::AppendBoth
+                | RedirectKind::ReadWrite
+        )
+    }
+
+    /// True when the redirection truncates its target.
+    pub fn truncates(self) -> bool {
+        matches!(self, RedirectKind::Write | RedirectKind::WriteBoth)
+    }
+}
+
+/// One redirection.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Redirect {
+    /// The explicit descriptor number, if one was written (`2>`).
+    pub fd: Option<u32>,
+    /// The operator.
+    pub kind: RedirectKind,
+    /// The target word (for here-documents: the delimiter).
+    pub target: Word,
+}
+
+impl Redirect {
+    /// True when the target is a harmless sink such as `/dev/null`.
+    pub fn target_is_sink(&self) -> bool {
+        matches!(
+            self.target.text.as_str(),
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        ) || self.target.text.starts_with("/dev/fd/")
+    }
+}
+
+/// Text fed to a command's standard input by the script itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StdinText {
+    /// The text.
+    pub text: String,
+    /// False when the shell expands it (an unquoted here-document delimiter).
+    pub literal: bool,
+}
+
+/// One simple command as written: assignments, words and redirections.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SimpleCommand {
+    /// Leading `NAME=value` assignments.
+    pub assignments: Vec<Word>,
+    /// The command word and its arguments.
+    pub words: Vec<Word>,
+    /// Redirections, in order.
+    pub redirects: Vec<Redirect>,
+    /// The here-document or here-string body fed to the command, if any.
+    pub stdin: Option<StdinText>,
+    /// Which pipeline of the script this command belongs to.
+    pub pipeline: usize,
+    /// The command's position in its pipeline (0 = first).
+    pub stage: usize,
+    /// True when the command runs inside a command or process substitution.
+    pub in_substitution: bool,
+    /// Byte range in the script.
+    pub span: Range<usize>,
+}
+
+/// Why parsing stopped early.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ParseError {
+    /// What went wrong, lowercase, e.g. "unterminated single quote".
+    pub message: String,
+    /// Byte offset where the problem was found.
+    pub offset: usize,
+}
+
+/// A bound that stopped the front end from reading further.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Limit {
+    /// Substitutions, subshells or nested `sh -c` went deeper than allowed.
+    Depth,
+    /// More simple commands than allowed.
+    Commands,
+    /// The input is larger than allowed.
+    Size,
+}
+
+impl Limit {
+    /// A short description for reasons.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limit::Depth => "nesting depth limit reached",
+            Limit::Commands => "command count limit reached",
+            Limit::Size => "input size limit reached",
+        }
+    }
+}
+
+/// The result of reading one script.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Script {
+    /// Every simple command found, nested ones included, in source order of
+    /// their completion (a substitution's commands come before the command
+    /// that contains them).
+    pub commands: Vec<SimpleCommand>,
+    /// True when the script uses any operator, list, control structure,
+    /// subshell, group, function, background job or substitution.
+    pub compound: bool,
+    /// The first syntax error, if parsing stopped on one.
+    pub error: Option<ParseError>,
+    /// A limit that stopped parsing, if any.
+    pub limit: Option<Limit>,
+}
