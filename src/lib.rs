@@ -1,13 +1,68 @@
-//! toolgate labels the tool calls an AI agent wants to make as safe,
-//! destructive or unknown.
+//! toolgate labels every tool call an AI agent wants to make (above all shell
+//! commands) as **safe**, **destructive** or **unknown**, with a blast radius,
+//! a category and a reason.
+//!
+//! # Overview
+//!
+//! ```text
+//! command ─► shell front end ─► normaliser ─────────► matcher ─────► Label
+//!            (shell::parse)     (wrappers, sh -c,     (taxonomy
+//!                                find -exec, SQL,      compiled into
+//!                                interpreter code)     automata)
+//! ```
+//!
+//! ```
+//! use toolgate::{classify, BlastRadius, Class};
+//!
+//! let label = classify("sudo env FOO=1 rm -fr ~/project");
+//! assert_eq!(label.class, Class::Destructive);
+//! assert_eq!(label.blast_radius, Some(BlastRadius::High));
+//! assert_eq!(label.category, "fs-delete");
+//!
+//! assert_eq!(classify("git log --oneline -5").class, Class::Safe);
+//! assert_eq!(classify("git log --oneline -5 > out.txt").class, Class::Destructive);
+//! assert_eq!(classify("echo 'rm -rf /'").class, Class::Safe);
+//! ```
+//!
+//! # Design: fail closed
+//!
+//! A false *safe* is the one unforgivable error, so the safe path and the
+//! destructive path are separate. A destructive entry matching any command
+//! found anywhere (in a pipeline, a substitution, a `bash -c` string, a
+//! `find -exec`, a here-document fed to a shell) wins. Safe needs one plain
+//! simple command whose every word is literal, matched whole by a safe entry.
+//! Anything else, including input the front end cannot parse, is unknown.
+//!
+//! # Taxonomy format
+//!
+//! See [`taxonomy`] and [`taxonomy::pattern`]: TOML files with entries such
+//! as
+//!
+//! ```toml
+//! [[destructive]]
+//! id = "rm-recursive"
+//! category = "fs-delete"
+//! blast_radius = "high"
+//! reason = "recursive delete: whole trees are gone, with no undo"
+//! command = ["rm"]
+//! flags = ["-r|-R|--recursive"]
+//! examples = ["rm -rf /tmp/build", "rm -r -f x", "rm --recursive x"]
+//! near_misses = ["rm file.txt"]
+//! ```
 #![deny(missing_docs)]
+#![deny(rustdoc::broken_intra_doc_links)]
 
+pub mod classify;
+pub mod error;
 pub mod label;
+pub mod matcher;
+pub mod normalize;
 pub mod shell;
+pub mod taxonomy;
+pub mod tools;
 
+pub use classify::{classify, Analysis, Classifier};
+pub use error::TaxonomyError;
 pub use label::{BlastRadius, Class, Label, Origin};
-
-/// Placeholder until the classifier lands.
-pub fn classify(_command: &str) -> Label {
-    Label::unknown("")
-}
+pub use taxonomy::Taxonomy;
+pub use tools::{label_for_hints, label_tool_call, Hints, ToolLabeler};

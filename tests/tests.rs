@@ -1,1 +1,3 @@
-mod placeholder {}
+//! One integration test binary, a module per area.
+
+mod taxonomy_examples;

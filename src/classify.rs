@@ -1,0 +1,591 @@
+//! The classifier: shell front end, normaliser and matcher put together, and
+//! the rules that turn their findings into one [`Label`].
+//!
+//! * A destructive match on any command found anywhere wins, with the worst
+//!   blast radius (ties: the earliest entry in taxonomy order).
+//! * Safe needs exactly one simple command, literal words, no writing
+//!   redirection, no wrapper that changes who runs it, nothing nested, and a
+//!   safe entry matching the whole command.
+//! * Everything else is unknown, with a reason. Nothing here panics or does
+//!   I/O; a taxonomy that fails to load degrades every label to unknown.
+
+use std::sync::OnceLock;
+
+use regex_automata::meta::Regex;
+use serde::Serialize;
+
+use crate::error::TaxonomyError;
+use crate::label::{BlastRadius, Class, Label, Origin};
+use crate::matcher::Matcher;
+use crate::normalize::{self, canonical, Invocation, Nested};
+use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
+use crate::taxonomy::Taxonomy;
+
+/// How many levels of `sh -c` / `eval` / `ssh` strings are followed.
+pub const MAX_NESTING: usize = 12;
+/// How many invocations one classification examines.
+pub const MAX_INVOCATIONS: usize = 20_000;
+
+/// One command the classifier examined.
+#[derive(Clone, Debug, Serialize)]
+pub struct Examined {
+    /// The normalised command line.
+    pub command: String,
+    /// The canonical tokens, space-separated.
+    pub canonical: String,
+    /// Nesting depth (0 = written at the top level).
+    pub depth: usize,
+    /// What ran it (`bash -c`, `docker exec`, `find -exec`, …), if nested.
+    pub via: Option<String>,
+    /// Wrappers peeled off.
+    pub wrappers: Vec<String>,
+    /// Ids of destructive entries that matched.
+    pub destructive: Vec<String>,
+    /// Ids of safe entries that matched.
+    pub safe: Vec<String>,
+}
+
+/// A destructive finding.
+#[derive(Clone, Debug, Serialize)]
+pub struct Finding {
+    /// The entry id.
+    pub rule: String,
+    /// Its category.
+    pub category: String,
+    /// Its blast radius.
+    pub blast_radius: BlastRadius,
+    /// What it matched: a command line, SQL or code excerpt.
+    pub matched: String,
+    #[serde(skip)]
+    rule_index: usize,
+}
+
+/// Everything the classifier saw and concluded, for `explain`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Analysis {
+    /// The label.
+    pub label: Label,
+    /// Every command examined, nested ones included.
+    pub commands: Vec<Examined>,
+    /// Destructive findings.
+    pub findings: Vec<Finding>,
+    /// Why the command is not safe (empty when it is).
+    pub not_safe: Vec<String>,
+}
+
+/// A compiled classifier. Build one with [`Classifier::new`] or use the
+/// embedded default through [`classify`].
+#[derive(Debug)]
+pub struct Classifier {
+    tax: Taxonomy,
+    matcher: Matcher,
+    code_strings: [Regex; 3],
+}
+
+impl Classifier {
+    /// Compiles a classifier from a validated taxonomy.
+    pub fn new(tax: Taxonomy) -> Result<Classifier, TaxonomyError> {
+        let matcher = Matcher::new(&tax)?;
+        let build = |src: &str| {
+            Regex::new(src).map_err(|e| TaxonomyError::Build {
+                what: "code string extraction".into(),
+                message: e.to_string(),
+            })
+        };
+        // Shell strings inside interpreter code: the first string argument of
+        // an exec-like call, list arguments, and backquotes.
+        let calls = r"(?:system|exec|execSync|execFileSync|spawnSync|spawn|popen|Popen|check_output|check_call|call|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture2|capture3|Command)";
+        Ok(Classifier {
+            tax,
+            matcher,
+            code_strings: [
+                build(&format!(r#"{calls}\s*\(\s*(?:'([^']*)'|"([^"]*)")"#))?,
+                build(&format!(r#"{calls}\s*\(\s*\[([^\]]*)\]"#))?,
+                build(r"`([^`]*)`")?,
+            ],
+        })
+    }
+
+    /// The classifier over the embedded taxonomy, compiled once per process.
+    pub fn embedded() -> Result<&'static Classifier, String> {
+        static CELL: OnceLock<Result<Classifier, String>> = OnceLock::new();
+        CELL.get_or_init(|| {
+            let tax = Taxonomy::embedded().map_err(|e| e.to_string())?;
+            Classifier::new(tax.clone()).map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+    }
+
+    /// The taxonomy this classifier was built from.
+    pub fn taxonomy(&self) -> &Taxonomy {
+        &self.tax
+    }
+
+    /// Labels one shell command.
+    pub fn classify(&self, command: &str) -> Label {
+        self.analyze(command).label
+    }
+
+    /// Labels one shell command and reports how it got there.
+    pub fn analyze(&self, command: &str) -> Analysis {
+        let mut walk = Walk::new(self);
+        if command.trim().is_empty() {
+            return Analysis {
+                label: Label {
+                    blast_radius: None,
+                    ..Label::unknown("empty command")
+                },
+                commands: Vec::new(),
+                findings: Vec::new(),
+                not_safe: vec!["empty command".into()],
+            };
+        }
+        walk.script(command, 0, None);
+        walk.finish()
+    }
+
+    /// Which rules (indices) match a command, destructive and safe, wherever
+    /// it appears: used by the taxonomy's own example tests and `explain`.
+    pub fn matching_rules(&self, command: &str) -> Vec<String> {
+        let a = self.analyze(command);
+        let mut ids: Vec<String> = a.findings.iter().map(|f| f.rule.clone()).collect();
+        for c in &a.commands {
+            ids.extend(c.safe.iter().cloned());
+        }
+        ids.sort();
+        ids.dedup();
+        ids
+    }
+}
+
+/// Labels one shell command with the embedded taxonomy.
+///
+/// ```
+/// use toolgate::{classify, Class};
+/// assert_eq!(classify("git status").class, Class::Safe);
+/// assert_eq!(classify("ls && rm -rf ~").class, Class::Destructive);
+/// assert_eq!(classify("npm run dev").class, Class::Unknown);
+/// ```
+pub fn classify(command: &str) -> Label {
+    match Classifier::embedded() {
+        Ok(c) => c.classify(command),
+        Err(e) => Label::unknown(format!("taxonomy failed to load: {e}")),
+    }
+}
+
+/// State of one classification.
+struct Walk<'c> {
+    c: &'c Classifier,
+    commands: Vec<Examined>,
+    findings: Vec<Finding>,
+    not_safe: Vec<String>,
+    /// The safe entry that matched the single top-level command.
+    safe_rule: Option<usize>,
+    invocations: usize,
+    scratch: Vec<usize>,
+}
+
+impl<'c> Walk<'c> {
+    fn new(c: &'c Classifier) -> Walk<'c> {
+        Walk {
+            c,
+            commands: Vec::new(),
+            findings: Vec::new(),
+            not_safe: Vec::new(),
+            safe_rule: None,
+            invocations: 0,
+            scratch: Vec::new(),
+        }
+    }
+
+    fn refuse_safe(&mut self, why: impl Into<String>) {
+        let why = why.into();
+        if !self.not_safe.contains(&why) {
+            self.not_safe.push(why);
+        }
+    }
+
+    fn script(&mut self, text: &str, depth: usize, via: Option<&str>) {
+        if depth > MAX_NESTING {
+            self.refuse_safe(format!("nested shell strings deeper than {MAX_NESTING} levels"));
+            return;
+        }
+        let script = shell::parse_at_depth(text, depth * 2);
+        if let Some(err) = &script.error {
+            self.refuse_safe(format!(
+                "could not parse the shell syntax: {} at byte {}",
+                err.message, err.offset
+            ));
+        }
+        if let Some(limit) = script.limit {
+            self.refuse_safe(limit.describe());
+        }
+        if script.compound {
+            self.refuse_safe("compound shell (lists, pipes, substitutions or control flow) is never safe");
+        }
+        if depth > 0 {
+            self.refuse_safe(format!(
+                "runs a nested command via {}",
+                via.unwrap_or("another command")
+            ));
+        }
+        for i in 0..script.commands.len() {
+            let (stdin, source) = stdin_of(&script, i);
+            self.command(&script.commands[i], stdin.as_deref(), source, depth, via);
+        }
+        if script.commands.is_empty() && script.error.is_none() {
+            self.refuse_safe("no command");
+        }
+    }
+
+    fn command(
+        &mut self,
+        cmd: &SimpleCommand,
+        stdin: Option<&str>,
+        source: Option<&'static str>,
+        depth: usize,
+        via: Option<&str>,
+    ) {
+        for r in &cmd.redirects {
+            match r.kind {
+                RedirectKind::Duplicate | RedirectKind::HereDoc | RedirectKind::HereString => {}
+                RedirectKind::Read => self.refuse_safe("reads a file through a redirection"),
+                kind if kind.writes() => {
+                    if r.target_is_sink() {
+                        continue;
+                    }
+                    self.refuse_safe("redirects output into a file");
+                    let name = if kind.truncates() { "@write" } else { "@append" };
+                    let inv = Invocation {
+                        name: name.into(),
+                        written: name.into(),
+                        args: vec![r.target.clone()],
+                        keeps_safe: true,
+                        plain_name: true,
+                        ..Invocation::default()
+                    };
+                    self.invocation(inv, None, None, depth, Some("redirection"));
+                }
+                _ => {}
+            }
+        }
+        if !cmd.assignments.is_empty() {
+            self.refuse_safe("sets environment variables for the command");
+        }
+        if cmd.words.is_empty() {
+            return;
+        }
+        if cmd.words.iter().any(|w| !w.literal) {
+            self.refuse_safe("a word is expanded by the shell at run time");
+        }
+        let inv = normalize::peel(&cmd.words, &self.c.tax);
+        self.invocation(inv, stdin, source, depth, via);
+    }
+
+    fn invocation(
+        &mut self,
+        inv: Invocation,
+        stdin: Option<&str>,
+        source: Option<&'static str>,
+        depth: usize,
+        via: Option<&str>,
+    ) {
+        self.invocations += 1;
+        if self.invocations > MAX_INVOCATIONS {
+            self.refuse_safe("too many commands to examine");
+            return;
+        }
+        if self.invocations > 1 {
+            self.refuse_safe("more than one command");
+        }
+        if !inv.keeps_safe {
+            self.refuse_safe(format!(
+                "runs through {}, which changes who or how it runs",
+                inv.wrappers.join(" ")
+            ));
+        }
+        if !inv.plain_name {
+            self.refuse_safe(format!("`{}` is not a plain command name", inv.written));
+        }
+        let canon = canonical(&inv, &self.c.tax);
+        let tax = &self.c.tax;
+        let m = &self.c.matcher;
+        let mut hits = std::mem::take(&mut self.scratch);
+        hits.clear();
+        m.command_matches(tax, &m.destructive, &inv.name, &canon, &mut hits);
+        let display = inv.display();
+        m.line.matches_into(&display, &mut hits);
+        let mut examined = Examined {
+            command: display.clone(),
+            canonical: canon.readable(),
+            depth,
+            via: via.map(String::from),
+            wrappers: inv.wrappers.clone(),
+            destructive: Vec::new(),
+            safe: Vec::new(),
+        };
+        for &h in &hits {
+            examined.destructive.push(tax.rules[h].id.clone());
+            self.find(h, &display);
+        }
+        hits.clear();
+        m.command_matches(tax, &m.safe, &inv.name, &canon, &mut hits);
+        for &h in &hits {
+            examined.safe.push(tax.rules[h].id.clone());
+        }
+        if self.invocations == 1 && depth == 0 {
+            self.safe_rule = hits.first().copied();
+        }
+        self.scratch = hits;
+        self.commands.push(examined);
+
+        for n in normalize::nested(&inv, stdin, source) {
+            match n {
+                Nested::Script {
+                    runner,
+                    text,
+                    literal,
+                } => {
+                    if !literal {
+                        self.refuse_safe(format!("{runner} runs a string built at run time"));
+                    }
+                    self.script(&text, depth + 1, Some(&runner));
+                }
+                Nested::Argv { runner, words } => {
+                    self.refuse_safe(format!("runs a nested command via {runner}"));
+                    if words.is_empty() {
+                        continue;
+                    }
+                    let inner = normalize::peel(&words, &self.c.tax);
+                    self.invocation(inner, None, None, depth + 1, Some(&runner));
+                }
+                Nested::Code { lang, text } => {
+                    self.refuse_safe(format!("runs inline {lang} code"));
+                    self.code(&lang, &text, depth);
+                }
+                Nested::Sql { client, text } => {
+                    self.refuse_safe(format!("sends SQL to {client}"));
+                    let mut hits = Vec::new();
+                    self.c.matcher.sql.matches_into(&text, &mut hits);
+                    for h in hits {
+                        self.find(h, &excerpt(&text));
+                    }
+                }
+                Nested::Remote { source } => {
+                    let inv = Invocation {
+                        name: "@pipe-shell".into(),
+                        written: "@pipe-shell".into(),
+                        args: vec![Word::literal(source)],
+                        keeps_safe: true,
+                        plain_name: true,
+                        ..Invocation::default()
+                    };
+                    self.invocation(inv, None, None, depth, Some("pipe into a shell"));
+                }
+                Nested::Opaque { what } => {
+                    self.refuse_safe(format!("{what}, whose contents cannot be seen"));
+                }
+            }
+        }
+        if normalize::is_interpreter(&inv.name) {
+            self.refuse_safe(format!("`{}` is an interpreter", inv.name));
+        }
+    }
+
+    fn code(&mut self, lang: &str, text: &str, depth: usize) {
+        let mut hits = Vec::new();
+        self.c.matcher.code.matches_into(text, &mut hits);
+        for h in hits {
+            self.find(h, &excerpt(text));
+        }
+        let mut strings: Vec<String> = Vec::new();
+        for (i, re) in self.c.code_strings.iter().enumerate() {
+            if i == 2 && !matches!(lang, "ruby" | "perl" | "php" | "jruby") {
+                continue;
+            }
+            let mut caps = re.create_captures();
+            let mut at = 0;
+            while at <= text.len() {
+                re.search_captures(&regex_automata::Input::new(text).range(at..), &mut caps);
+                let Some(m) = caps.get_match() else { break };
+                for g in 1..caps.group_len() {
+                    if let Some(span) = caps.get_group(g) {
+                        let s = &text[span];
+                        if i == 1 {
+                            strings.push(list_to_command(s));
+                        } else {
+                            strings.push(s.to_string());
+                        }
+                    }
+                }
+                at = m.end().max(at + 1);
+                if strings.len() > 64 {
+                    break;
+                }
+            }
+        }
+        for s in strings {
+            self.script(&s, depth + 1, Some(&format!("{lang} code")));
+        }
+    }
+
+    fn find(&mut self, rule_index: usize, matched: &str) {
+        let rule = &self.c.tax.rules[rule_index];
+        if self
+            .findings
+            .iter()
+            .any(|f| f.rule_index == rule_index && f.matched == matched)
+        {
+            return;
+        }
+        self.findings.push(Finding {
+            rule: rule.id.clone(),
+            category: rule.category.clone(),
+            blast_radius: rule.blast_radius,
+            matched: matched.to_string(),
+            rule_index,
+        });
+    }
+
+    fn finish(mut self) -> Analysis {
+        let tax = &self.c.tax;
+        let worst = self
+            .findings
+            .iter()
+            .max_by(|a, b| {
+                a.blast_radius
+                    .cmp(&b.blast_radius)
+                    .then(b.rule_index.cmp(&a.rule_index))
+            })
+            .cloned();
+        let label = if let Some(f) = worst {
+            let rule = &tax.rules[f.rule_index];
+            Label {
+                class: Class::Destructive,
+                origin: Origin::Classifier,
+                blast_radius: Some(rule.blast_radius),
+                category: rule.category.clone(),
+                reason: rule.reason.clone(),
+            }
+        } else if let (true, Some(rule_index)) = (self.not_safe.is_empty(), self.safe_rule) {
+            let rule = &tax.rules[rule_index];
+            Label {
+                class: Class::Safe,
+                origin: Origin::Classifier,
+                blast_radius: Some(BlastRadius::Safe),
+                category: rule.category.clone(),
+                reason: rule.reason.clone(),
+            }
+        } else {
+            if self.not_safe.is_empty() {
+                let name = self
+                    .commands
+                    .first()
+                    .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
+                    .unwrap_or_default();
+                self.not_safe
+                    .push(format!("no taxonomy entry recognises `{name}` in this form"));
+            }
+            Label::unknown(self.not_safe.join("; "))
+        };
+        Analysis {
+            label,
+            commands: self.commands,
+            findings: self.findings,
+            not_safe: self.not_safe,
+        }
+    }
+}
+
+fn excerpt(text: &str) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.len() <= 120 {
+        one_line
+    } else {
+        let mut end = 117;
+        while !one_line.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &one_line[..end])
+    }
+}
+
+/// `'rm', '-rf', '/'` → `rm -rf /`.
+fn list_to_command(list: &str) -> String {
+    let mut words = Vec::new();
+    let mut rest = list;
+    while let Some(start) = rest.find(['\'', '"']) {
+        let q = rest.as_bytes()[start] as char;
+        let after = &rest[start + 1..];
+        let Some(end) = after.find(q) else { break };
+        words.push(shell_quote(&after[..end]));
+        rest = &after[end + 1..];
+    }
+    words.join(" ")
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+~".contains(&b))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The text a script feeds command `i` on stdin, and the downloader or
+/// decoder that produced it when it came from the network or was decoded.
+fn stdin_of(script: &Script, i: usize) -> (Option<String>, Option<&'static str>) {
+    let cmd = &script.commands[i];
+    if let Some(text) = &cmd.stdin {
+        return (Some(text.text.clone()), None);
+    }
+    if cmd.stage == 0 || cmd.pipeline == usize::MAX {
+        return (None, None);
+    }
+    let earlier: Vec<&SimpleCommand> = script.commands[..i]
+        .iter()
+        .filter(|c| c.pipeline == cmd.pipeline && c.stage < cmd.stage)
+        .collect();
+    let mut source = None;
+    for c in &earlier {
+        if let Some(first) = c.words.first() {
+            let name = first.text.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+            if let Some(d) = normalize::DOWNLOADERS.iter().find(|d| **d == name) {
+                source = Some(*d);
+            } else if matches!(name.as_str(), "base64" | "xxd" | "openssl" | "gunzip" | "zcat" | "rev" | "tr")
+                && source.is_none()
+            {
+                source = Some(match name.as_str() {
+                    "base64" => "base64",
+                    "xxd" => "xxd",
+                    "openssl" => "openssl",
+                    "gunzip" => "gunzip",
+                    "zcat" => "zcat",
+                    "rev" => "rev",
+                    _ => "tr",
+                });
+            }
+        }
+    }
+    let prev = earlier.iter().rev().find(|c| c.stage + 1 == cmd.stage);
+    let text = prev.and_then(|p| {
+        let name = p.words.first().map(|w| w.text.as_str())?;
+        match name {
+            "echo" | "printf" => {
+                let args: Vec<&str> = p.words[1..]
+                    .iter()
+                    .map(|w| w.text.as_str())
+                    .filter(|t| !matches!(*t, "-e" | "-n" | "-E"))
+                    .collect();
+                Some(format!("{}\n", args.join(" ").replace("\\n", "\n")))
+            }
+            "cat" if p.words.len() == 1 => p.stdin.as_ref().map(|s| s.text.clone()),
+            _ => None,
+        }
+    });
+    (text, source)
+}

@@ -1,0 +1,239 @@
+//! The canonical form an invocation is matched in.
+//!
+//! One token per argument, framed by `\x1f`, with short-flag bundles split
+//! and option values attached, so that `rm -rf x`, `rm -fr x`, `rm -r -f x`
+//! and `rm --recursive --force x` differ only in spelling the patterns
+//! already cover. See [`crate::taxonomy::pattern`] for the other half.
+
+use super::invocation::Invocation;
+use crate::taxonomy::{CommandSpec, Taxonomy};
+
+const SEP: char = '\x1f';
+
+/// The canonical form of one invocation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Canonical {
+    /// `\x1fname\x1ftok\x1f…`
+    pub text: String,
+}
+
+impl Canonical {
+    /// The tokens after the command word.
+    pub fn tokens(&self) -> impl Iterator<Item = &str> {
+        self.text.split(SEP).filter(|t| !t.is_empty()).skip(1)
+    }
+
+    /// How many positional (non-flag) tokens follow the command word.
+    pub fn positional_count(&self) -> usize {
+        self.tokens()
+            .filter(|t| !t.starts_with('-') || *t == "-")
+            .count()
+    }
+
+    /// The form with separators shown as spaces, for people.
+    pub fn readable(&self) -> String {
+        self.text.trim_matches(SEP).replace(SEP, " ")
+    }
+}
+
+fn push_token(out: &mut String, tok: &str) {
+    if tok.contains(SEP) {
+        out.push_str(&tok.replace(SEP, " "));
+    } else {
+        out.push_str(tok);
+    }
+    out.push(SEP);
+}
+
+/// Looks up the argument conventions active for a command path.
+struct Specs<'t> {
+    active: Vec<&'t CommandSpec>,
+    path: String,
+    extending: bool,
+}
+
+impl<'t> Specs<'t> {
+    fn new(tax: &'t Taxonomy, name: &str) -> Specs<'t> {
+        Specs {
+            active: tax.commands.get(name).into_iter().collect(),
+            path: name.to_string(),
+            extending: true,
+        }
+    }
+
+    fn positional(&mut self, tax: &'t Taxonomy, word: &str) {
+        if !self.extending {
+            return;
+        }
+        let candidate = format!("{} {}", self.path, word);
+        match tax.commands.get(&candidate) {
+            Some(spec) => {
+                self.active.push(spec);
+                self.path = candidate;
+            }
+            None => self.extending = false,
+        }
+    }
+
+    fn takes_value(&self, flag: &str) -> bool {
+        self.active.iter().any(|s| s.value_flags.contains(flag))
+    }
+
+    fn ignored(&self, flag: &str) -> bool {
+        self.active.iter().any(|s| s.ignore_flags.contains(flag))
+    }
+
+    fn long_single_dash(&self) -> bool {
+        self.active.iter().any(|s| s.long_single_dash)
+    }
+}
+
+/// Builds the canonical form of an invocation.
+pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
+    let mut out = String::with_capacity(inv.name.len() + 2 + inv.args.len() * 8);
+    out.push(SEP);
+    push_token(&mut out, &inv.name);
+    let mut specs = Specs::new(tax, &inv.name);
+    // PowerShell cmdlets (`Remove-Item`) take whole-word, case-insensitive
+    // parameters.
+    let powershell = inv.written.contains('-')
+        && inv.written.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    let mut after_dashdash = false;
+    let args = &inv.args;
+    let mut i = 0;
+    while i < args.len() {
+        let t = args[i].text.as_str();
+        i += 1;
+        if after_dashdash {
+            if t.starts_with('-') {
+                push_token(&mut out, &format!("./{t}"));
+            } else {
+                push_token(&mut out, t);
+            }
+            continue;
+        }
+        if t == "--" {
+            after_dashdash = true;
+            push_token(&mut out, t);
+            continue;
+        }
+        if specs.ignored(t) {
+            continue;
+        }
+        if t.len() < 2 || !t.starts_with('-') {
+            specs.positional(tax, t);
+            push_token(&mut out, t);
+            continue;
+        }
+        if powershell || specs.long_single_dash() || t.starts_with("--") {
+            let lower;
+            let t = if powershell {
+                lower = t.to_lowercase();
+                lower.as_str()
+            } else {
+                t
+            };
+            if !t.contains('=') && specs.takes_value(t) && i < args.len() {
+                push_token(&mut out, &format!("{t}={}", args[i].text));
+                i += 1;
+            } else {
+                push_token(&mut out, t);
+            }
+            continue;
+        }
+        // A short bundle: `-rf`, `-n5`, `-uroot`, `-pi.bak`, `-50`.
+        let body = &t[1..];
+        if body.bytes().all(|b| b.is_ascii_digit()) {
+            push_token(&mut out, t);
+            continue;
+        }
+        let mut chars = body.char_indices().peekable();
+        let mut last_pushed = false;
+        while let Some((pos, c)) = chars.next() {
+            if c == '=' && last_pushed {
+                // `-w=true`: the value of the previous letter.
+                out.pop();
+                out.push_str(&body[pos..]);
+                out.push(SEP);
+                break;
+            }
+            if !c.is_ascii_alphanumeric() {
+                if last_pushed {
+                    out.pop();
+                    out.push('=');
+                    out.push_str(&body[pos..].replace(SEP, " "));
+                    out.push(SEP);
+                } else {
+                    push_token(&mut out, t);
+                }
+                break;
+            }
+            let flag = format!("-{c}");
+            if specs.takes_value(&flag) {
+                let rest = &body[pos + c.len_utf8()..];
+                if !rest.is_empty() {
+                    push_token(&mut out, &format!("{flag}={rest}"));
+                } else if i < args.len() {
+                    push_token(&mut out, &format!("{flag}={}", args[i].text));
+                    i += 1;
+                } else {
+                    push_token(&mut out, &flag);
+                }
+                break;
+            }
+            push_token(&mut out, &flag);
+            last_pushed = true;
+            let _ = chars.peek();
+        }
+    }
+    Canonical { text: out }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::normalize::invocation::peel;
+    use crate::shell::Word;
+
+    fn canon(line: &str, tax: &Taxonomy) -> String {
+        let words: Vec<Word> = line.split(' ').map(Word::literal).collect();
+        canonical(&peel(&words, tax), tax).readable()
+    }
+
+    #[test]
+    fn bundles_split_and_values_attach() {
+        let mut tax = Taxonomy::default();
+        tax.commands.insert(
+            "git".into(),
+            CommandSpec {
+                value_flags: ["-C".to_string(), "-c".to_string()].into_iter().collect(),
+                long_single_dash: false,
+                ignore_flags: ["--no-pager".to_string()].into_iter().collect(),
+            },
+        );
+        tax.commands.insert(
+            "find".into(),
+            CommandSpec {
+                value_flags: ["-name".to_string()].into_iter().collect(),
+                long_single_dash: true,
+                ignore_flags: Default::default(),
+            },
+        );
+        for (line, want) in [
+            ("rm -rf /x", "rm -r -f /x"),
+            ("rm -fr /x", "rm -f -r /x"),
+            ("rm --recursive --force /x", "rm --recursive --force /x"),
+            ("rm -- -f", "rm -- ./-f"),
+            ("head -50 f", "head -50 f"),
+            ("git -C . status", "git -C=. status"),
+            ("git --no-pager log", "git log"),
+            ("git -ccore.pager=x log", "git -c=core.pager=x log"),
+            ("perl -pi.bak -e x", "perl -p -i=.bak -e x"),
+            ("gh run view 42 -w=true", "gh run view 42 -w=true"),
+            ("find . -name x -delete", "find . -name=x -delete"),
+            ("Remove-Item x -Recurse -Force", "remove-item x -recurse -force"),
+        ] {
+            assert_eq!(canon(line, &tax), want, "{line:?}");
+        }
+    }
+}

@@ -1,0 +1,223 @@
+//! From a simple command as written to the command that actually runs:
+//! command-word normalisation and wrapper peeling.
+
+use serde::Serialize;
+
+use crate::shell::Word;
+use crate::taxonomy::Taxonomy;
+
+/// How deep wrappers may stack before toolgate stops peeling (`env env env …`).
+pub const MAX_WRAPPERS: usize = 32;
+
+/// Directories whose commands are the system's own, so `/usr/bin/rm` is `rm`
+/// and may still be judged safe; other paths (`./cat`) name local programs.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin/",
+    "/usr/bin/",
+    "/usr/local/bin/",
+    "/sbin/",
+    "/usr/sbin/",
+    "/usr/local/sbin/",
+    "/opt/homebrew/bin/",
+];
+
+/// A command after normalisation: the real command word, its arguments, and
+/// what was peeled off to get there.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Invocation {
+    /// The command word: basename, lowercase, `.exe` removed.
+    pub name: String,
+    /// The command word as written (after quote removal).
+    pub written: String,
+    /// The arguments.
+    pub args: Vec<Word>,
+    /// Wrappers peeled off, outermost first.
+    pub wrappers: Vec<String>,
+    /// False when a peeled wrapper changes who or where the command runs
+    /// (`sudo`, `xargs`, …), which rules out a safe verdict.
+    pub keeps_safe: bool,
+    /// True when the command word is a bare name or a system path; false for
+    /// `./cat`, `/tmp/x/cat` or a word the shell would expand.
+    pub plain_name: bool,
+    /// True when a wrapper option turned the call into a lookup that runs
+    /// nothing (`command -v git`).
+    pub lookup: bool,
+    /// A shell string a wrapper runs (`su -c STRING`, `watch STRING`).
+    pub wrapper_script: Option<Word>,
+}
+
+impl Invocation {
+    /// The normalised command line: name and arguments joined by spaces.
+    pub fn display(&self) -> String {
+        let mut s = self.name.clone();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.text);
+        }
+        s
+    }
+}
+
+/// Normalises a command word: `/usr/bin/rm` → `rm`, `C:\…\git.exe` → `git`,
+/// `Remove-Item` → `remove-item`. Returns the name and whether the word was a
+/// bare name or a system path.
+pub fn command_name(word: &Word) -> (String, bool) {
+    let text = word.text.as_str();
+    let cut = text.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    let base = &text[cut..];
+    let base = base
+        .strip_suffix(".exe")
+        .or_else(|| base.strip_suffix(".EXE"))
+        .unwrap_or(base);
+    let plain = word.literal
+        && !base.is_empty()
+        && (cut == 0 || SYSTEM_DIRS.iter().any(|d| text == format!("{d}{base}")));
+    (base.to_lowercase(), plain)
+}
+
+fn is_assignment_word(w: &Word) -> bool {
+    let t = w.text.as_bytes();
+    match t.iter().position(|&b| b == b'=') {
+        Some(eq) if eq > 0 => {
+            (t[0].is_ascii_alphabetic() || t[0] == b'_')
+                && t[..eq].iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+        }
+        _ => false,
+    }
+}
+
+/// Peels wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, …) off a
+/// command, as listed in the taxonomy's `commands.toml`.
+pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
+    let mut inv = Invocation {
+        keeps_safe: true,
+        ..Invocation::default()
+    };
+    let mut rest: Vec<Word> = words.to_vec();
+    let mut rounds = 0;
+    loop {
+        // Leading assignments left by a wrapper (`env A=1 cmd`).
+        let skip = rest.iter().take_while(|w| is_assignment_word(w)).count();
+        if skip > 0 && !inv.wrappers.is_empty() {
+            rest.drain(..skip);
+        }
+        let Some(first) = rest.first() else { break };
+        let (name, _) = command_name(first);
+        let Some(wrapper) = tax.wrappers.get(&name) else {
+            break;
+        };
+        rounds += 1;
+        if rounds > MAX_WRAPPERS {
+            inv.keeps_safe = false;
+            break;
+        }
+        inv.wrappers.push(name.clone());
+        inv.keeps_safe &= wrapper.keeps_safe;
+        let mut i = 1;
+        let mut positionals = 0;
+        let mut prepend: Vec<Word> = Vec::new();
+        while i < rest.len() {
+            let t = rest[i].text.as_str();
+            if t == "--" {
+                i += 1;
+                break;
+            }
+            if t.len() > 1 && t.starts_with('-') {
+                if wrapper.lookup_flags.contains(t) {
+                    inv.lookup = true;
+                }
+                let (flag, glued) = match t.find('=') {
+                    Some(eq) if t.starts_with("--") => (&t[..eq], Some(&t[eq + 1..])),
+                    _ => (t, None),
+                };
+                if wrapper.string_flag.as_deref() == Some(flag)
+                    || (wrapper.string_flag.as_deref() == Some("-c")
+                        && !t.starts_with("--")
+                        && t.ends_with('c'))
+                {
+                    inv.wrapper_script = rest.get(i + 1).cloned();
+                    i = rest.len();
+                    break;
+                }
+                if wrapper.split_flag.as_deref() == Some(flag)
+                    || wrapper
+                        .split_flag
+                        .as_deref()
+                        .is_some_and(|s| t.starts_with(s) && t.len() > s.len() && !t.starts_with("--"))
+                {
+                    let value = match glued {
+                        Some(v) => Some(v.to_string()),
+                        None if t.len() > 2 && !t.starts_with("--") => Some(t[2..].to_string()),
+                        None => {
+                            i += 1;
+                            rest.get(i).map(|w| w.text.clone())
+                        }
+                    };
+                    if let Some(v) = value {
+                        let split = shell_words::split(&v)
+                            .unwrap_or_else(|_| v.split_whitespace().map(String::from).collect());
+                        prepend.extend(split.into_iter().map(|s| Word {
+                            literal: rest[i.min(rest.len() - 1)].literal,
+                            ..Word::literal(s)
+                        }));
+                    }
+                    i += 1;
+                    break;
+                }
+                if glued.is_none() && wrapper.value_flags.contains(flag) {
+                    i += 2;
+                    continue;
+                }
+                // A glued short value (`-uroot`, `-n19`) needs no next word.
+                i += 1;
+                continue;
+            }
+            if wrapper.assignments && is_assignment_word(&rest[i]) {
+                i += 1;
+                continue;
+            }
+            if positionals < wrapper.skip_positionals {
+                positionals += 1;
+                i += 1;
+                continue;
+            }
+            break;
+        }
+        let tail: Vec<Word> = rest.get(i.min(rest.len())..).unwrap_or(&[]).to_vec();
+        if wrapper.joins {
+            let joined: Vec<&str> = tail.iter().map(|w| w.text.as_str()).collect();
+            inv.wrapper_script = Some(Word {
+                literal: tail.iter().all(|w| w.literal),
+                ..Word::literal(joined.join(" "))
+            });
+            rest = Vec::new();
+            break;
+        }
+        if inv.wrapper_script.is_some() || inv.lookup {
+            rest = tail;
+            break;
+        }
+        prepend.extend(tail);
+        rest = prepend;
+    }
+    if inv.lookup || (inv.wrapper_script.is_some() && rest.is_empty()) || rest.is_empty() {
+        // The wrapper itself is the whole call.
+        if let Some(last) = inv.wrappers.last().cloned() {
+            if rest.is_empty() || inv.lookup {
+                inv.name = last.clone();
+                inv.written = last;
+                inv.plain_name = true;
+                inv.args = rest;
+                return inv;
+            }
+        }
+    }
+    if let Some((first, args)) = rest.split_first() {
+        let (name, plain) = command_name(first);
+        inv.name = name;
+        inv.written = first.text.clone();
+        inv.plain_name = plain;
+        inv.args = args.to_vec();
+    }
+    inv
+}

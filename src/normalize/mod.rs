@@ -1,0 +1,17 @@
+//! Normalisation: from a simple command as written to what actually runs.
+//!
+//! * [`peel`] removes wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, …)
+//!   with their own options and normalises the command word
+//!   (`/usr/bin/rm` → `rm`).
+//! * [`nested`] finds what the command runs in turn: shell strings, argument
+//!   vectors, interpreter code, SQL.
+//! * [`canonical`] renders an invocation in the token form the taxonomy's
+//!   patterns match.
+
+mod canonical;
+mod invocation;
+mod runners;
+
+pub use canonical::{canonical, Canonical};
+pub use invocation::{command_name, peel, Invocation, MAX_WRAPPERS};
+pub use runners::{is_interpreter, mentions_downloader, nested, Nested, DOWNLOADERS, SHELLS};

@@ -1,0 +1,447 @@
+//! Loading and validating taxonomy files.
+//!
+//! The embedded taxonomy (the repository's `taxonomy/` directory, compiled in
+//! with include_dir) is the default. [`load_sources`] takes any set of files,
+//! so tests and users can load their own; every error names the file, the
+//! line and the field.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use include_dir::{include_dir, Dir};
+use regex_automata::meta::Regex;
+
+use super::model::{CommandSpec, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
+use super::pattern::{self, Shape};
+use super::schema::{CommandsFile, RawRule, RuleFile};
+use crate::error::TaxonomyError;
+use crate::label::{BlastRadius, Class};
+
+/// The taxonomy shipped inside the binary.
+pub static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/taxonomy");
+
+/// The embedded taxonomy's files as `(relative path, text)`, sorted by path.
+pub fn embedded_sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    collect(&EMBEDDED, &mut out);
+    out.sort();
+    out
+}
+
+fn collect(dir: &Dir<'static>, out: &mut Vec<(String, String)>) {
+    for file in dir.files() {
+        let path = file.path();
+        if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+            if let Some(text) = file.contents_utf8() {
+                out.push((path.to_string_lossy().replace('\\', "/"), text.to_string()));
+            }
+        }
+    }
+    for sub in dir.dirs() {
+        collect(sub, out);
+    }
+}
+
+/// Reads every `.toml` file under a directory on disk, sorted by path.
+pub fn dir_sources(root: &Path) -> std::io::Result<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+                let rel = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&path)?));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The file holding command conventions and wrappers.
+pub const COMMANDS_FILE: &str = "commands.toml";
+/// The folder holding rule files.
+pub const RULES_DIR: &str = "rules/";
+
+/// Validates and compiles a set of taxonomy files.
+///
+/// `commands.toml` holds conventions; `rules/*.toml` hold entries. Other
+/// files (profiles, say) are ignored here.
+pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyError> {
+    let mut tax = Taxonomy::default();
+    if let Some((file, text)) = sources.iter().find(|(p, _)| p == COMMANDS_FILE) {
+        let parsed: CommandsFile = toml::from_str(text).map_err(|e| TaxonomyError::Syntax {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        load_commands(file, text, parsed, &mut tax)?;
+    }
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for (file, text) in sources {
+        if !file.starts_with(RULES_DIR) {
+            continue;
+        }
+        let parsed: RuleFile = toml::from_str(text).map_err(|e| TaxonomyError::Syntax {
+            file: file.clone(),
+            message: e.to_string(),
+        })?;
+        for (class, raws) in [
+            (Class::Destructive, parsed.destructive),
+            (Class::Safe, parsed.safe),
+        ] {
+            for raw in raws {
+                let line = line_of_id(text, &raw.id);
+                if let Some(first) = seen.get(&raw.id) {
+                    return Err(TaxonomyError::DuplicateId {
+                        file: file.clone(),
+                        line,
+                        id: raw.id.clone(),
+                        first: first.clone(),
+                    });
+                }
+                seen.insert(raw.id.clone(), format!("{file}:{line}"));
+                let rule = validate_rule(file, line, class, raw, &tax.shapes)?;
+                tax.rules.push(rule);
+            }
+        }
+    }
+    Ok(tax)
+}
+
+fn load_commands(
+    file: &str,
+    text: &str,
+    parsed: CommandsFile,
+    tax: &mut Taxonomy,
+) -> Result<(), TaxonomyError> {
+    for (name, re) in &parsed.shape {
+        if let Err(e) = Regex::new(re) {
+            return Err(TaxonomyError::Entry {
+                file: file.to_string(),
+                line: line_of_key(text, name),
+                id: format!("shape.{name}"),
+                field: "shape".into(),
+                message: format!("invalid regex: {e}"),
+            });
+        }
+    }
+    tax.shapes = parsed.shape;
+    for (path, spec) in parsed.command {
+        tax.commands.insert(
+            path,
+            CommandSpec {
+                value_flags: spec.value_flags.into_iter().collect(),
+                long_single_dash: spec.long_single_dash,
+                ignore_flags: spec.ignore_flags.into_iter().collect(),
+            },
+        );
+    }
+    for raw in parsed.wrapper {
+        let Some(first) = raw.names.first().cloned() else {
+            return Err(TaxonomyError::Entry {
+                file: file.to_string(),
+                line: 1,
+                id: "wrapper".into(),
+                field: "names".into(),
+                message: "a wrapper needs at least one name".into(),
+            });
+        };
+        let wrapper = Wrapper {
+            name: first,
+            value_flags: raw.value_flags.into_iter().collect(),
+            skip_positionals: raw.skip_positionals,
+            assignments: raw.assignments,
+            keeps_safe: raw.keeps_safe,
+            joins: raw.joins,
+            lookup_flags: raw.lookup_flags.into_iter().collect(),
+            string_flag: raw.string_flag,
+            split_flag: raw.split_flag,
+        };
+        for name in raw.names {
+            tax.wrappers.insert(name, wrapper.clone());
+        }
+    }
+    Ok(())
+}
+
+fn line_of_id(text: &str, id: &str) -> usize {
+    let needle = format!("\"{id}\"");
+    text.lines()
+        .position(|l| {
+            let t = l.trim_start();
+            t.starts_with("id") && t.contains(&needle)
+        })
+        .map_or(0, |i| i + 1)
+}
+
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(key))
+        .map_or(0, |i| i + 1)
+}
+
+fn validate_rule(
+    file: &str,
+    line: usize,
+    class: Class,
+    raw: RawRule,
+    shapes: &BTreeMap<String, String>,
+) -> Result<Rule, TaxonomyError> {
+    let err = |field: &str, message: String| TaxonomyError::Entry {
+        file: file.to_string(),
+        line,
+        id: raw.id.clone(),
+        field: field.to_string(),
+        message,
+    };
+    if raw.id.is_empty()
+        || !raw
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(err(
+            "id",
+            "ids are lowercase letters, digits and dashes".into(),
+        ));
+    }
+    if raw.category.is_empty() {
+        return Err(err("category", "every entry needs a category".into()));
+    }
+    if raw.reason.trim().is_empty() {
+        return Err(err("reason", "every entry needs a reason".into()));
+    }
+    let blast_radius = match (class, raw.blast_radius.as_deref()) {
+        (Class::Safe, Some(_)) => {
+            return Err(err(
+                "blast_radius",
+                "a safe entry has no blast radius; remove the field".into(),
+            ))
+        }
+        (Class::Safe, None) => BlastRadius::Safe,
+        (_, None) => {
+            return Err(err(
+                "blast_radius",
+                "a destructive entry needs blast_radius = \"low\", \"medium\" or \"high\"".into(),
+            ))
+        }
+        (_, Some(s)) => match BlastRadius::parse(s) {
+            Some(r @ (BlastRadius::Low | BlastRadius::Medium | BlastRadius::High)) => r,
+            _ => {
+                return Err(err(
+                    "blast_radius",
+                    format!("`{s}` is not one of \"low\", \"medium\", \"high\""),
+                ))
+            }
+        },
+    };
+    if raw.examples.is_empty() {
+        return Err(err(
+            "examples",
+            "every entry needs at least one example it must match".into(),
+        ));
+    }
+    if raw.near_misses.is_empty() {
+        return Err(err(
+            "near_misses",
+            "every entry needs at least one near miss it must not match".into(),
+        ));
+    }
+    if class == Class::Destructive && raw.allow_flags.is_some() {
+        return Err(err(
+            "allow_flags",
+            "allow_flags is for safe entries; use flags or forbid_flags".into(),
+        ));
+    }
+    let kinds = [
+        !raw.command.is_empty(),
+        raw.sql.is_some(),
+        raw.code.is_some(),
+        raw.regex.is_some(),
+    ];
+    if kinds.iter().filter(|k| **k).count() != 1 {
+        return Err(err(
+            "command",
+            "give exactly one of command, sql, code or regex".into(),
+        ));
+    }
+    let structured_only = !raw.subcommand.is_empty()
+        || !raw.flags.is_empty()
+        || !raw.forbid_flags.is_empty()
+        || !raw.args.is_empty()
+        || !raw.forbid_args.is_empty()
+        || raw.max_args.is_some()
+        || raw.min_args.is_some()
+        || raw.allow_flags.is_some();
+    let (kind, pattern, post) = if !raw.command.is_empty() {
+        let shape = Shape {
+            command: &raw.command,
+            subcommand: &raw.subcommand,
+            flags: &raw.flags,
+            args: &raw.args,
+            allow_flags: raw.allow_flags.as_deref(),
+            global_flags: raw.global_flags,
+        };
+        let pattern = match class {
+            Class::Safe => pattern::safe_regex(&shape, shapes),
+            _ => pattern::destructive_regex(&shape, shapes),
+        }
+        .map_err(|m| err(if m.contains("shape") { "args" } else { "flags" }, m))?;
+        let mut forbids = Vec::new();
+        if !raw.forbid_flags.is_empty() {
+            forbids.push(pattern::any_flag_regex(&raw.forbid_flags));
+        }
+        if !raw.forbid_args.is_empty() {
+            forbids.push(
+                pattern::any_arg_regex(&raw.forbid_args, shapes)
+                    .map_err(|m| err("forbid_args", m))?,
+            );
+        }
+        let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
+        if let Some(f) = &forbid {
+            Regex::new(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
+        }
+        let require = if class == Class::Safe && !raw.flags.is_empty() {
+            let re = pattern::all_flags_regex(&raw.flags).map_err(|m| err("flags", m))?;
+            Some(re)
+        } else {
+            None
+        };
+        let post = PostCheck {
+            forbid,
+            require,
+            max_args: raw.max_args,
+            min_args: raw.min_args,
+            subcommand_len: raw.subcommand.len(),
+        };
+        (RuleKind::Command, pattern, post)
+    } else {
+        if structured_only {
+            return Err(err(
+                "subcommand",
+                "subcommand, flags, args and their forbid/max variants need `command`".into(),
+            ));
+        }
+        if let Some(sql) = raw.sql.clone() {
+            (RuleKind::Sql, sql, PostCheck::default())
+        } else if let Some(code) = raw.code.clone() {
+            (RuleKind::Code, code, PostCheck::default())
+        } else {
+            (
+                RuleKind::Regex,
+                raw.regex.clone().unwrap_or_default(),
+                PostCheck::default(),
+            )
+        }
+    };
+    if let Err(e) = Regex::new(&pattern) {
+        let field = match kind {
+            RuleKind::Command => "command",
+            RuleKind::Sql => "sql",
+            RuleKind::Code => "code",
+            RuleKind::Regex => "regex",
+        };
+        return Err(err(field, format!("invalid regex: {e}")));
+    }
+    Ok(Rule {
+        id: raw.id,
+        class,
+        category: raw.category,
+        blast_radius,
+        reason: raw.reason,
+        file: file.to_string(),
+        line,
+        kind,
+        commands: raw.command,
+        pattern,
+        post,
+        examples: raw.examples,
+        near_misses: raw.near_misses,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load_one(rule_toml: &str) -> Result<Taxonomy, TaxonomyError> {
+        load_sources(&[
+            (
+                COMMANDS_FILE.to_string(),
+                "[shape]\nnumber = '[0-9]+'\n".to_string(),
+            ),
+            ("rules/test.toml".to_string(), rule_toml.to_string()),
+        ])
+    }
+
+    const GOOD: &str = r#"
+[[destructive]]
+id = "x-delete"
+category = "x"
+blast_radius = "high"
+reason = "deletes"
+command = ["x"]
+subcommand = ["delete"]
+examples = ["x delete a"]
+near_misses = ["x list"]
+"#;
+
+    #[test]
+    fn good_file_loads() {
+        let tax = load_one(GOOD).map_err(|e| e.to_string());
+        assert_eq!(tax.map(|t| t.rules.len()), Ok(1));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let cases = [
+            (GOOD.replace("reason", "raeson"), "rules/test.toml: unknown field `raeson`"),
+            (
+                GOOD.replace("blast_radius = \"high\"", "blast_radius = \"huge\""),
+                "rules/test.toml:3: entry `x-delete`: field `blast_radius`",
+            ),
+            (
+                GOOD.replace("[[destructive]]", "[[safe]]"),
+                "field `blast_radius`: a safe entry has no blast radius",
+            ),
+            (
+                format!("{GOOD}{GOOD}"),
+                "rules/test.toml:12: duplicate id `x-delete` (first defined in rules/test.toml:3)",
+            ),
+            (
+                GOOD.replace("command = [\"x\"]", "command = [\"x\"]\nregex = \"(\""),
+                "give exactly one of command, sql, code or regex",
+            ),
+            (
+                GOOD.replace("command = [\"x\"]\nsubcommand = [\"delete\"]", "regex = \"(\""),
+                "field `regex`: invalid regex",
+            ),
+            (
+                GOOD.replace("near_misses = [\"x list\"]", "near_misses = []"),
+                "field `near_misses`",
+            ),
+            (
+                GOOD.replace("subcommand = [\"delete\"]", "args = [\"{nope}\"]"),
+                "unknown shape `{nope}`",
+            ),
+            (
+                GOOD.replace("examples", "examples = 3\nexamplez"),
+                "rules/test.toml: ",
+            ),
+        ];
+        for (text, want) in cases {
+            let got = match load_one(&text) {
+                Ok(_) => "loaded".to_string(),
+                Err(e) => e.to_string(),
+            };
+            assert!(got.contains(want), "want {want:?} in {got:?}");
+        }
+    }
+}

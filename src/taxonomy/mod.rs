@@ -1,0 +1,33 @@
+//! The taxonomy: human-edited TOML files that say which command shapes are
+//! destructive (with a blast radius and a category) and which are safe.
+//!
+//! Files live in the repository's `taxonomy/` directory and are embedded in
+//! the binary. `commands.toml` holds how commands take their arguments
+//! (options with values, wrappers, named argument shapes); `rules/*.toml`
+//! hold entries, one file per domain. See [`pattern`] for the pattern
+//! language, and [`Taxonomy::embedded`] for the default.
+
+mod load;
+mod model;
+pub mod pattern;
+mod schema;
+
+use std::sync::OnceLock;
+
+pub use load::{dir_sources, embedded_sources, load_sources, COMMANDS_FILE, RULES_DIR};
+pub use model::{CommandSpec, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
+pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
+
+use crate::error::TaxonomyError;
+
+impl Taxonomy {
+    /// The embedded taxonomy, validated once per process.
+    ///
+    /// The embedded files are checked by the test suite, so this fails only
+    /// on a broken build; callers degrade to "unknown" rather than panic.
+    pub fn embedded() -> Result<&'static Taxonomy, &'static TaxonomyError> {
+        static CELL: OnceLock<Result<Taxonomy, TaxonomyError>> = OnceLock::new();
+        CELL.get_or_init(|| load_sources(&embedded_sources()))
+            .as_ref()
+    }
+}

@@ -1,0 +1,139 @@
+//! The validated taxonomy: rules in a fixed order, and the command
+//! conventions the normaliser needs.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::label::{BlastRadius, Class};
+
+/// What a rule looks at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// A structured shape over a normalised command's canonical form.
+    Command,
+    /// A regex over SQL text sent to a database client.
+    Sql,
+    /// A regex over interpreter code.
+    Code,
+    /// A raw regex over the normalised command line.
+    Regex,
+}
+
+/// Checks a regex cannot express cheaply, applied after a pattern matched.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PostCheck {
+    /// A regex over the canonical form that must *not* match (forbidden flags
+    /// or arguments).
+    pub forbid: Option<String>,
+    /// A regex over the canonical form that must match (required flags of a
+    /// safe entry).
+    pub require: Option<String>,
+    /// At most this many positional arguments after the subcommand.
+    pub max_args: Option<usize>,
+    /// At least this many.
+    pub min_args: Option<usize>,
+    /// How many subcommand words precede the counted arguments.
+    pub subcommand_len: usize,
+}
+
+/// One validated taxonomy entry.
+#[derive(Clone, Debug, Serialize)]
+pub struct Rule {
+    /// Unique id.
+    pub id: String,
+    /// Safe or destructive.
+    pub class: Class,
+    /// Category tag.
+    pub category: String,
+    /// `Safe` for safe entries; low, medium or high for destructive ones.
+    pub blast_radius: BlastRadius,
+    /// Why.
+    pub reason: String,
+    /// The file it came from, relative to the taxonomy root.
+    pub file: String,
+    /// The 1-based line of its id.
+    pub line: usize,
+    /// What it looks at.
+    pub kind: RuleKind,
+    /// Command words (structured rules only), for the prefilter.
+    pub commands: Vec<String>,
+    /// The compiled regex source.
+    pub pattern: String,
+    /// Checks applied after the pattern matched.
+    pub post: PostCheck,
+    /// Commands the rule must match.
+    pub examples: Vec<String>,
+    /// Commands the rule must not match.
+    pub near_misses: Vec<String>,
+}
+
+/// Argument conventions of one command path.
+#[derive(Clone, Debug, Default)]
+pub struct CommandSpec {
+    /// Options taking a value.
+    pub value_flags: HashSet<String>,
+    /// Options are whole words (`-Recurse`), not letter bundles.
+    pub long_single_dash: bool,
+    /// Options dropped before matching because they cannot change what the
+    /// command does (`git --no-pager`).
+    pub ignore_flags: HashSet<String>,
+}
+
+/// A validated wrapper.
+#[derive(Clone, Debug, Default)]
+pub struct Wrapper {
+    /// Its primary name (for reasons).
+    pub name: String,
+    /// Options taking a value.
+    pub value_flags: HashSet<String>,
+    /// Positionals consumed before the command.
+    pub skip_positionals: usize,
+    /// Accepts `NAME=value` words.
+    pub assignments: bool,
+    /// The wrapped command may still be safe.
+    pub keeps_safe: bool,
+    /// Joins its arguments and runs them with `sh -c`.
+    pub joins: bool,
+    /// Options that turn the call into a lookup.
+    pub lookup_flags: HashSet<String>,
+    /// The option whose value is a shell string.
+    pub string_flag: Option<String>,
+    /// The option whose value is split into words.
+    pub split_flag: Option<String>,
+}
+
+/// The whole taxonomy, validated and in a deterministic order (files by
+/// name, entries in file order).
+#[derive(Clone, Debug, Default)]
+pub struct Taxonomy {
+    /// Every rule, destructive and safe.
+    pub rules: Vec<Rule>,
+    /// Argument conventions keyed by command path (`git`, `gh run list`).
+    pub commands: HashMap<String, CommandSpec>,
+    /// Wrappers keyed by each of their names.
+    pub wrappers: HashMap<String, Wrapper>,
+    /// Named argument shapes.
+    pub shapes: BTreeMap<String, String>,
+}
+
+impl Taxonomy {
+    /// The rule with the given id.
+    pub fn rule(&self, id: &str) -> Option<&Rule> {
+        self.rules.iter().find(|r| r.id == id)
+    }
+
+    /// Distinct categories of the given class, sorted.
+    pub fn categories(&self, class: Class) -> Vec<&str> {
+        let mut cats: Vec<&str> = self
+            .rules
+            .iter()
+            .filter(|r| r.class == class)
+            .map(|r| r.category.as_str())
+            .collect();
+        cats.sort_unstable();
+        cats.dedup();
+        cats
+    }
+}

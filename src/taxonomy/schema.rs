@@ -1,0 +1,155 @@
+//! The on-disk shape of taxonomy files, as serde reads them.
+//!
+//! Every struct denies unknown keys: a misspelt key in a hand-edited file is
+//! an error that names the file, not a rule that silently never matches.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// One rule file (`taxonomy/rules/*.toml`): destructive shapes and safe shapes
+/// of one domain.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleFile {
+    /// Shapes that destroy or change something that matters.
+    #[serde(default)]
+    pub destructive: Vec<RawRule>,
+    /// Read-only shapes that may be auto-approved.
+    #[serde(default)]
+    pub safe: Vec<RawRule>,
+}
+
+/// One taxonomy entry as written.
+///
+/// Exactly one matcher kind is used: a structured command shape
+/// (`command` with optional `subcommand`, `flags`, `args`), `sql`, `code` or
+/// the raw `regex` escape hatch.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRule {
+    /// Unique id across the whole taxonomy, e.g. `rm-recursive`.
+    pub id: String,
+    /// Category tag, e.g. `fs-delete`.
+    pub category: String,
+    /// `low`, `medium` or `high`; required for destructive entries, forbidden
+    /// for safe ones.
+    pub blast_radius: Option<String>,
+    /// Why this shape is what it is, for a person.
+    pub reason: String,
+    /// Command words this entry applies to (after normalisation: basename,
+    /// lowercase). `@write`, `@append`, `@pipe-shell` … name synthetic
+    /// commands the normaliser emits.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// Words that must follow the command word, in order, each `a|b`
+    /// alternatives; `*` matches any one word.
+    #[serde(default)]
+    pub subcommand: Vec<String>,
+    /// Required flags, each `-r|-R|--recursive` alternatives; all must be
+    /// present (in any order, bundled or not).
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// Flags whose presence stops this entry from matching.
+    #[serde(default)]
+    pub forbid_flags: Vec<String>,
+    /// Safe entries only: when set, every flag must be one of these.
+    pub allow_flags: Option<Vec<String>>,
+    /// Destructive: required argument shapes (each must match some argument
+    /// after the subcommand). Safe: every positional argument must match one
+    /// of these shapes.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Argument shapes whose presence stops this entry from matching.
+    #[serde(default)]
+    pub forbid_args: Vec<String>,
+    /// At most this many positional arguments after the subcommand.
+    pub max_args: Option<usize>,
+    /// At least this many positional arguments after the subcommand.
+    pub min_args: Option<usize>,
+    /// Safe entries: allow flags between the command word and the
+    /// subcommand (e.g. `kubectl -n prod get pods`). Default false for safe
+    /// entries, always allowed for destructive ones.
+    #[serde(default)]
+    pub global_flags: bool,
+    /// A regex over SQL text sent to a database client.
+    pub sql: Option<String>,
+    /// A regex over interpreter code (`python -c`, `node -e`, …).
+    pub code: Option<String>,
+    /// A raw regex over the normalised command line (words joined by single
+    /// spaces, command word first).
+    pub regex: Option<String>,
+    /// Commands this entry must match.
+    #[serde(default)]
+    pub examples: Vec<String>,
+    /// Near misses this entry must not match.
+    #[serde(default)]
+    pub near_misses: Vec<String>,
+}
+
+/// `taxonomy/commands.toml`: how commands take their arguments.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandsFile {
+    /// Per command (or `command subcommand …` path): argument conventions.
+    #[serde(default)]
+    pub command: BTreeMap<String, RawCommandSpec>,
+    /// Wrappers that run the rest of their arguments as a command.
+    #[serde(default)]
+    pub wrapper: Vec<RawWrapper>,
+    /// Named argument shapes usable as `{name}` in rules.
+    #[serde(default)]
+    pub shape: BTreeMap<String, String>,
+}
+
+/// Argument conventions of one command or subcommand path.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCommandSpec {
+    /// Options that take a value as the next word (`-C dir`) or glued
+    /// (`-Cdir`, `--git-dir=x`).
+    #[serde(default)]
+    pub value_flags: Vec<String>,
+    /// Options are words like `-Recurse` or `-delete`, never bundles of
+    /// single letters.
+    #[serde(default)]
+    pub long_single_dash: bool,
+    /// Options dropped before matching because they cannot change what the
+    /// command does (`git --no-pager`).
+    #[serde(default)]
+    pub ignore_flags: Vec<String>,
+}
+
+/// A wrapper command such as `sudo`, `nice` or `timeout`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWrapper {
+    /// The wrapper's names.
+    pub names: Vec<String>,
+    /// Its options that take a value.
+    #[serde(default)]
+    pub value_flags: Vec<String>,
+    /// Positional words the wrapper consumes before the command (e.g. the
+    /// duration of `timeout`).
+    #[serde(default)]
+    pub skip_positionals: usize,
+    /// `NAME=value` words before the command are environment assignments.
+    #[serde(default)]
+    pub assignments: bool,
+    /// The wrapped command may still be labelled safe (the wrapper only
+    /// changes scheduling, timing or environment).
+    #[serde(default)]
+    pub keeps_safe: bool,
+    /// The wrapper joins its arguments into one string and runs it with
+    /// `sh -c` (as `watch` does).
+    #[serde(default)]
+    pub joins: bool,
+    /// Options after which the wrapper runs no command at all (e.g.
+    /// `command -v`): the whole call is a lookup.
+    #[serde(default)]
+    pub lookup_flags: Vec<String>,
+    /// An option whose value is a shell string to run (`su -c`).
+    pub string_flag: Option<String>,
+    /// An option whose value is split into words and prepended (`env -S`).
+    pub split_flag: Option<String>,
+}

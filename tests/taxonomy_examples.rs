@@ -1,0 +1,68 @@
+//! Every taxonomy entry proves itself: each example matches it, each near
+//! miss does not.
+
+use toolgate::{Class, Classifier, Taxonomy};
+
+fn classifier() -> &'static Classifier {
+    match Classifier::embedded() {
+        Ok(c) => c,
+        Err(e) => panic!("embedded taxonomy failed to load: {e}"),
+    }
+}
+
+#[test]
+fn embedded_taxonomy_loads() {
+    let tax = Taxonomy::embedded().map_err(|e| e.to_string());
+    assert!(tax.is_ok(), "{tax:?}");
+}
+
+#[test]
+fn every_example_and_near_miss() {
+    let c = classifier();
+    let mut failures = Vec::new();
+    for rule in &c.taxonomy().rules {
+        for ex in &rule.examples {
+            let a = c.analyze(ex);
+            let destructive_hit = a.findings.iter().any(|f| f.rule == rule.id);
+            let safe_hit = a.commands.iter().any(|e| e.safe.contains(&rule.id));
+            let ok = match rule.class {
+                Class::Destructive => destructive_hit && a.label.class == Class::Destructive,
+                _ => safe_hit && a.label.class == Class::Safe,
+            };
+            if !ok {
+                failures.push(format!(
+                    "{}:{} `{}` example {ex:?} -> {} ({}) matched {:?} not_safe {:?}",
+                    rule.file,
+                    rule.line,
+                    rule.id,
+                    a.label.class,
+                    a.label.category,
+                    c.matching_rules(ex),
+                    a.not_safe
+                ));
+            }
+        }
+        for nm in &rule.near_misses {
+            let a = c.analyze(nm);
+            let bad = match rule.class {
+                Class::Destructive => a.findings.iter().any(|f| f.rule == rule.id),
+                _ => {
+                    a.label.class == Class::Safe
+                        && a.commands.iter().any(|e| e.safe.contains(&rule.id))
+                }
+            };
+            if bad {
+                failures.push(format!(
+                    "{}:{} `{}` near miss {nm:?} matched (label {} {})",
+                    rule.file, rule.line, rule.id, a.label.class, a.label.category
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} taxonomy example failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
