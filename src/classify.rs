@@ -313,7 +313,7 @@ impl<'c> Walk<'c> {
         let m = &self.c.matcher;
         let mut hits = std::mem::take(&mut self.scratch);
         hits.clear();
-        m.command_matches(tax, &m.destructive, &inv.name, &canon, &mut hits);
+        m.command_matches(tax, &m.destructive, &canon, &mut hits);
         let display = inv.display();
         m.line.matches_into(&display, &mut hits);
         let mut examined = Examined {
@@ -330,7 +330,7 @@ impl<'c> Walk<'c> {
             self.find(h, &display);
         }
         hits.clear();
-        m.command_matches(tax, &m.safe, &inv.name, &canon, &mut hits);
+        m.command_matches(tax, &m.safe, &canon, &mut hits);
         for &h in &hits {
             examined.safe.push(tax.rules[h].id.clone());
         }

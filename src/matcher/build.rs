@@ -153,11 +153,10 @@ impl Matcher {
         &self,
         tax: &Taxonomy,
         group: &PatternGroup,
-        name: &str,
         canon: &Canonical,
         out: &mut Vec<usize>,
     ) {
-        if !group.may_match_word(name) {
+        if !group.may_match_word(canon.name()) {
             return;
         }
         let start = out.len();

@@ -18,6 +18,11 @@ pub struct Canonical {
 }
 
 impl Canonical {
+    /// The command word as matched (an alias resolved).
+    pub fn name(&self) -> &str {
+        self.text.split(SEP).find(|t| !t.is_empty()).unwrap_or("")
+    }
+
     /// The tokens after the command word.
     pub fn tokens(&self) -> impl Iterator<Item = &str> {
         self.text.split(SEP).filter(|t| !t.is_empty()).skip(1)
@@ -92,8 +97,22 @@ impl<'t> Specs<'t> {
 pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
     let mut out = String::with_capacity(inv.name.len() + 2 + inv.args.len() * 8);
     out.push(SEP);
-    push_token(&mut out, &inv.name);
-    let mut specs = Specs::new(tax, &inv.name);
+    let alias = tax.commands.get(&inv.name).and_then(|s| s.alias.as_ref());
+    let mut specs = match alias {
+        Some(words) if !words.is_empty() => {
+            let mut specs = Specs::new(tax, &words[0]);
+            push_token(&mut out, &words[0]);
+            for w in &words[1..] {
+                specs.positional(tax, w);
+                push_token(&mut out, w);
+            }
+            specs
+        }
+        _ => {
+            push_token(&mut out, &inv.name);
+            Specs::new(tax, &inv.name)
+        }
+    };
     // PowerShell cmdlets (`Remove-Item`) take whole-word, case-insensitive
     // parameters.
     let powershell = inv.written.contains('-')
@@ -209,6 +228,7 @@ mod tests {
                 value_flags: ["-C".to_string(), "-c".to_string()].into_iter().collect(),
                 long_single_dash: false,
                 ignore_flags: ["--no-pager".to_string()].into_iter().collect(),
+                alias: None,
             },
         );
         tax.commands.insert(
@@ -217,6 +237,7 @@ mod tests {
                 value_flags: ["-name".to_string()].into_iter().collect(),
                 long_single_dash: true,
                 ignore_flags: Default::default(),
+                alias: None,
             },
         );
         for (line, want) in [

@@ -246,6 +246,7 @@ fn shell(inv: &Invocation, stdin: Option<&str>, stdin_source: Option<&str>, out:
     let args = &inv.args;
     let mut i = usize::from(inv.name == "busybox");
     let mut has_c = false;
+    let mut has_s = false;
     while i < args.len() {
         let t = args[i].text.as_str();
         if t == "--" || t == "-" {
@@ -260,13 +261,17 @@ fn shell(inv: &Invocation, stdin: Option<&str>, stdin_source: Option<&str>, out:
             if !t.starts_with("--") && t[1..].contains('c') {
                 has_c = true;
             }
+            if !t.starts_with("--") && t[1..].contains('s') {
+                has_s = true;
+            }
             i += 1;
             continue;
         }
         break;
     }
     let runner = format!("{} -c", inv.name);
-    match args.get(i) {
+    let script_arg = if has_s && !has_c { None } else { args.get(i) };
+    match script_arg {
         Some(script) if has_c => {
             if let Some(d) = mentions_downloader(&script.text).filter(|_| script.substitution) {
                 out.push(Nested::Remote { source: d.into() });

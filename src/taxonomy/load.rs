@@ -140,6 +140,9 @@ fn load_commands(
                 value_flags: spec.value_flags.into_iter().collect(),
                 long_single_dash: spec.long_single_dash,
                 ignore_flags: spec.ignore_flags.into_iter().collect(),
+                alias: spec
+                    .alias
+                    .map(|a| a.split_whitespace().map(String::from).collect()),
             },
         );
     }

@@ -79,6 +79,8 @@ pub struct CommandSpec {
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
     pub ignore_flags: HashSet<String>,
+    /// The command path this name stands for, if it is an alias.
+    pub alias: Option<Vec<String>>,
 }
 
 /// A validated wrapper.

@@ -118,6 +118,9 @@ pub struct RawCommandSpec {
     /// command does (`git --no-pager`).
     #[serde(default)]
     pub ignore_flags: Vec<String>,
+    /// Another spelling of a command path (`docker-compose` is
+    /// `docker compose`): matched as that path.
+    pub alias: Option<String>,
 }
 
 /// A wrapper command such as `sudo`, `nice` or `timeout`.
