@@ -535,12 +535,14 @@ fn interpreter(name: &str, flags: &[&str], args: &[Word], stdin: Option<&str>, o
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
+        // `-ne`, `-lpe`: a bundle of letters ending in the code flag.
         let bundle_has = |f: &str| {
             f.len() == 2
                 && t.len() > 2
                 && t.starts_with('-')
                 && !t.starts_with("--")
-                && t[1..].contains(&f[1..])
+                && t[1..].bytes().all(|b| b.is_ascii_alphabetic())
+                && t.ends_with(&f[1..])
         };
         if let Some(f) = flags.iter().find(|f| t == **f || bundle_has(f)) {
             let _ = f;
@@ -554,7 +556,7 @@ fn interpreter(name: &str, flags: &[&str], args: &[Word], stdin: Option<&str>, o
             i += 2;
             continue;
         }
-        if !t.starts_with('-') {
+        if !t.starts_with('-') && !matches!(name, "mongosh" | "mongo") {
             break;
         }
         i += 1;

@@ -327,9 +327,22 @@ fn validate_rule(
         (RuleKind::Command, pattern, post)
     } else {
         if structured_only {
+            let field = [
+                ("subcommand", !raw.subcommand.is_empty()),
+                ("flags", !raw.flags.is_empty()),
+                ("forbid_flags", !raw.forbid_flags.is_empty()),
+                ("args", !raw.args.is_empty()),
+                ("forbid_args", !raw.forbid_args.is_empty()),
+                ("max_args", raw.max_args.is_some()),
+                ("min_args", raw.min_args.is_some()),
+                ("allow_flags", raw.allow_flags.is_some()),
+            ]
+            .into_iter()
+            .find(|(_, set)| *set)
+            .map_or("command", |(f, _)| f);
             return Err(err(
-                "subcommand",
-                "subcommand, flags, args and their forbid/max variants need `command`".into(),
+                field,
+                "only structured entries (with `command`) take subcommand, flags, args and their forbid/max variants".into(),
             ));
         }
         if let Some(sql) = raw.sql.clone() {
