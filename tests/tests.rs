@@ -1,3 +1,6 @@
 //! One integration test binary, a module per area.
 
+mod labels;
+mod malicious;
+mod peers;
 mod taxonomy_examples;

@@ -93,6 +93,13 @@ impl<'t> Specs<'t> {
     }
 }
 
+/// A value that starts with a dash is kept as its own token: programs
+/// disagree on whether `-c --help` takes `--help` as the value, and the
+/// cautious reading is the one where it is an option.
+fn looks_like_option(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('-') && !word[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Builds the canonical form of an invocation.
 pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
     let mut out = String::with_capacity(inv.name.len() + 2 + inv.args.len() * 8);
@@ -152,7 +159,7 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
             } else {
                 t
             };
-            if !t.contains('=') && specs.takes_value(t) && i < args.len() {
+            if !t.contains('=') && specs.takes_value(t) && i < args.len() && !looks_like_option(&args[i].text) {
                 push_token(&mut out, &format!("{t}={}", args[i].text));
                 i += 1;
             } else {
@@ -192,7 +199,7 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
                 let rest = &body[pos + c.len_utf8()..];
                 if !rest.is_empty() {
                     push_token(&mut out, &format!("{flag}={rest}"));
-                } else if i < args.len() {
+                } else if i < args.len() && !looks_like_option(&args[i].text) {
                     push_token(&mut out, &format!("{flag}={}", args[i].text));
                     i += 1;
                 } else {

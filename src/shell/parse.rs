@@ -139,7 +139,13 @@ impl WordBuf {
         }
     }
 
-    fn finish(self, end: usize) -> Word {
+    fn finish(mut self, end: usize) -> Word {
+        // A control character (a carriage return, an escape sequence) can
+        // hide what a terminal shows; such a word is never taken at face
+        // value.
+        if self.bytes.iter().any(|&b| b < 0x20 && b != b'\t' && b != b'\n') {
+            self.literal = false;
+        }
         Word {
             text: match String::from_utf8(self.bytes) {
                 Ok(s) => s,
@@ -156,7 +162,7 @@ impl WordBuf {
 fn is_meta(b: u8) -> bool {
     matches!(
         b,
-        b' ' | b'\t' | b'\n' | b'\r' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
     )
 }
 
@@ -228,7 +234,7 @@ impl<'a> Parser<'a> {
     fn skip_blanks(&mut self) {
         loop {
             match self.peek() {
-                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
+                Some(b' ' | b'\t') => self.pos += 1,
                 Some(b'\\') if self.peek_at(1) == Some(b'\n') => self.pos += 2,
                 _ => return,
             }

@@ -257,6 +257,12 @@ fn validate_rule(
             "every entry needs at least one near miss it must not match".into(),
         ));
     }
+    if class == Class::Destructive && raw.local_paths {
+        return Err(err(
+            "local_paths",
+            "local_paths restricts safe entries; destructive entries use args".into(),
+        ));
+    }
     if class == Class::Destructive && raw.allow_flags.is_some() {
         return Err(err(
             "allow_flags",
@@ -282,7 +288,8 @@ fn validate_rule(
         || !raw.forbid_args.is_empty()
         || raw.max_args.is_some()
         || raw.min_args.is_some()
-        || raw.allow_flags.is_some();
+        || raw.allow_flags.is_some()
+        || raw.local_paths;
     let (kind, pattern, post) = if !raw.command.is_empty() {
         let shape = Shape {
             command: &raw.command,
@@ -291,6 +298,7 @@ fn validate_rule(
             args: &raw.args,
             allow_flags: raw.allow_flags.as_deref(),
             global_flags: raw.global_flags,
+            local_paths: raw.local_paths,
         };
         let pattern = match class {
             Class::Safe => pattern::safe_regex(&shape, shapes),
@@ -336,6 +344,7 @@ fn validate_rule(
                 ("max_args", raw.max_args.is_some()),
                 ("min_args", raw.min_args.is_some()),
                 ("allow_flags", raw.allow_flags.is_some()),
+                ("local_paths", raw.local_paths),
             ]
             .into_iter()
             .find(|(_, set)| *set)

@@ -135,6 +135,20 @@ pub struct Shape<'a> {
     pub allow_flags: Option<&'a [String]>,
     /// Allow flags between the command word and the subcommand.
     pub global_flags: bool,
+    /// Safe only: path arguments and option values must be local.
+    pub local_paths: bool,
+}
+
+/// A path inside the working directory: relative, no leading `~` or `-`,
+/// and no `..` segment.
+pub const LOCAL_PATH: &str = concat!(
+    r"(?:[^/\x1f.~-][^/\x1f]*|\.[^/\x1f.][^/\x1f]*|\.\.[^/\x1f]+|\.)",
+    r"(?:/(?:[^/\x1f.][^/\x1f]*|\.[^/\x1f.][^/\x1f]*|\.\.[^/\x1f]+|\.|))*"
+);
+
+/// An option value that names nothing outside the working directory.
+fn local_value() -> String {
+    format!("(?:{LOCAL_PATH}|[^/~\\x1f][^/\\x1f]*|)")
 }
 
 fn head(
@@ -190,18 +204,26 @@ pub fn destructive_regex(
 /// The regex for a safe entry: the whole canonical form must match.
 pub fn safe_regex(shape: &Shape<'_>, shapes: &BTreeMap<String, String>) -> Result<String, String> {
     let mut re = head(shape, shape.global_flags, shapes)?;
+    let value = if shape.local_paths {
+        local_value()
+    } else {
+        "[^\\x1f]*".to_string()
+    };
     let flag = match shape.allow_flags {
         Some(list) if list.is_empty() => None,
         Some(list) => Some(format!(
-            "(?:{})(?:=[^\\x1f]*)?",
+            "(?:{})(?:={value})?",
             list.iter()
                 .map(|f| word_alternatives(f))
                 .collect::<Vec<_>>()
                 .join("|")
         )),
+        None if shape.local_paths => Some(format!("-[^\\x1f=]+(?:={value})?")),
         None => Some("-[^\\x1f]+".to_string()),
     };
-    let positional = if shape.args.is_empty() {
+    let positional = if shape.args.is_empty() && shape.local_paths {
+        format!("{LOCAL_PATH}|/dev/null|-|")
+    } else if shape.args.is_empty() {
         "[^\\x1f-][^\\x1f]*|-|".to_string()
     } else {
         let mut alts = Vec::new();

@@ -72,6 +72,10 @@ pub struct RawRule {
     /// entries, always allowed for destructive ones.
     #[serde(default)]
     pub global_flags: bool,
+    /// Safe entries: every path argument (and option value) must stay inside
+    /// the working directory: no absolute path, no `~`, no `..` segment.
+    #[serde(default)]
+    pub local_paths: bool,
     /// A regex over SQL text sent to a database client.
     pub sql: Option<String>,
     /// A regex over interpreter code (`python -c`, `node -e`, …).
