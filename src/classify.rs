@@ -208,7 +208,9 @@ impl<'c> Walk<'c> {
 
     fn script(&mut self, text: &str, depth: usize, via: Option<&str>) {
         if depth > MAX_NESTING {
-            self.refuse_safe(format!("nested shell strings deeper than {MAX_NESTING} levels"));
+            self.refuse_safe(format!(
+                "nested shell strings deeper than {MAX_NESTING} levels"
+            ));
             return;
         }
         let script = shell::parse_at_depth(text, depth * 2);
@@ -222,7 +224,9 @@ impl<'c> Walk<'c> {
             self.refuse_safe(limit.describe());
         }
         if script.compound {
-            self.refuse_safe("compound shell (lists, pipes, substitutions or control flow) is never safe");
+            self.refuse_safe(
+                "compound shell (lists, pipes, substitutions or control flow) is never safe",
+            );
         }
         if depth > 0 {
             self.refuse_safe(format!(
@@ -256,7 +260,11 @@ impl<'c> Walk<'c> {
                         continue;
                     }
                     self.refuse_safe("redirects output into a file");
-                    let name = if kind.truncates() { "@write" } else { "@append" };
+                    let name = if kind.truncates() {
+                        "@write"
+                    } else {
+                        "@append"
+                    };
                     let inv = Invocation {
                         name: name.into(),
                         written: name.into(),
@@ -481,8 +489,9 @@ impl<'c> Walk<'c> {
                     .first()
                     .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
                     .unwrap_or_default();
-                self.not_safe
-                    .push(format!("no taxonomy entry recognises `{name}` in this form"));
+                self.not_safe.push(format!(
+                    "no taxonomy entry recognises `{name}` in this form"
+                ));
             }
             Label::unknown(self.not_safe.join("; "))
         };
@@ -550,11 +559,18 @@ fn stdin_of(script: &Script, i: usize) -> (Option<String>, Option<&'static str>)
     let mut source = None;
     for c in &earlier {
         if let Some(first) = c.words.first() {
-            let name = first.text.rsplit('/').next().unwrap_or("").to_ascii_lowercase();
+            let name = first
+                .text
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
             if let Some(d) = normalize::DOWNLOADERS.iter().find(|d| **d == name) {
                 source = Some(*d);
-            } else if matches!(name.as_str(), "base64" | "xxd" | "openssl" | "gunzip" | "zcat" | "rev" | "tr")
-                && source.is_none()
+            } else if matches!(
+                name.as_str(),
+                "base64" | "xxd" | "openssl" | "gunzip" | "zcat" | "rev" | "tr"
+            ) && source.is_none()
             {
                 source = Some(match name.as_str() {
                     "base64" => "base64",

@@ -21,7 +21,10 @@ fn run(cases: &[Case]) {
     let mut failures = Vec::new();
     for &(cmd, class, radius, category) in cases {
         let got = classify(cmd);
-        if got.class != class || got.blast_radius != radius || (category != "*" && got.category != category) {
+        if got.class != class
+            || got.blast_radius != radius
+            || (category != "*" && got.category != category)
+        {
             failures.push(format!(
                 "{cmd:?}: want {class} {radius:?} {category:?}, got {} {:?} {:?} ({})",
                 got.class, got.blast_radius, got.category, got.reason
@@ -40,8 +43,18 @@ fn wrappers_are_peeled() {
         ("env rm -rf /home/user", D, HIGH, "fs-delete"),
         ("env -i -u PATH FOO=1 rm -rf x", D, HIGH, "fs-delete"),
         ("env -S 'rm -rf' /x", D, HIGH, "fs-delete"),
-        ("env TARGET=/tmp/example rm -r /tmp/example", D, HIGH, "fs-delete"),
-        ("env env env env env env env env env rm -rf /tmp/example", D, HIGH, "fs-delete"),
+        (
+            "env TARGET=/tmp/example rm -r /tmp/example",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "env env env env env env env env env rm -rf /tmp/example",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
         ("command rm -rf /home/user", D, HIGH, "fs-delete"),
         ("builtin command git reset --hard", D, HIGH, "git-discard"),
         ("exec -a name rm -rf x", D, HIGH, "fs-delete"),
@@ -55,7 +68,12 @@ fn wrappers_are_peeled() {
         ("taskset -c 0 rm -rf x", D, HIGH, "fs-delete"),
         ("setsid rm -rf x", D, HIGH, "fs-delete"),
         ("xargs rm -rf", D, HIGH, "fs-delete"),
-        ("find . -name '*.o' | xargs -0 -n 10 rm -f", D, MED, "fs-delete"),
+        (
+            "find . -name '*.o' | xargs -0 -n 10 rm -f",
+            D,
+            MED,
+            "fs-delete",
+        ),
         ("watch -n 5 'rm -rf /tmp/x'", D, HIGH, "fs-delete"),
         ("strace -f -o trace.txt rm -rf x", D, HIGH, "fs-delete"),
         ("busybox rm -rf x", D, HIGH, "fs-delete"),
@@ -85,7 +103,12 @@ fn command_words_are_normalised() {
         ("./cat Cargo.toml", U, UNK, ""),
         ("/tmp/workspace/cat Cargo.toml", U, UNK, ""),
         ("$cmd -rf /tmp/example", U, UNK, ""),
-        ("'C:\\Windows\\System32\\cmd.exe' /c del /s /q C:\\tmp", D, HIGH, "fs-delete"),
+        (
+            "'C:\\Windows\\System32\\cmd.exe' /c del /s /q C:\\tmp",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
     ]);
 }
 
@@ -117,38 +140,118 @@ fn nested_commands_are_classified() {
         ("bash -c 'rm -rf /home/user'", D, HIGH, "fs-delete"),
         ("sh -c \"rm -rf /\"", D, HIGH, "fs-delete"),
         ("zsh -c 'git clean -fd'", D, HIGH, "git-discard"),
-        ("bash -lc 'bash -c \"rm -rf /tmp/example\"'", D, HIGH, "fs-delete"),
-        ("dash -ec 'printf x | rm -rf /tmp/example'", D, HIGH, "fs-delete"),
-        ("ksh -c 'if test -d /tmp/e; then rm --force /tmp/e; fi'", D, MED, "fs-delete"),
+        (
+            "bash -lc 'bash -c \"rm -rf /tmp/example\"'",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "dash -ec 'printf x | rm -rf /tmp/example'",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "ksh -c 'if test -d /tmp/e; then rm --force /tmp/e; fi'",
+            D,
+            MED,
+            "fs-delete",
+        ),
         ("eval 'rm -rf x'", D, HIGH, "fs-delete"),
         ("eval \"$(echo rm -rf x)\"", U, UNK, ""),
         ("ssh user@host 'rm -rf /tmp/data'", D, HIGH, "fs-delete"),
         ("ssh -i key -p 2222 host rm -rf /srv", D, HIGH, "fs-delete"),
         ("docker exec -it app rm -rf /data", D, HIGH, "fs-delete"),
-        ("docker exec -u root -w /app web sh -c 'rm -rf node_modules'", D, HIGH, "fs-delete"),
-        ("docker compose exec db psql -c 'DROP TABLE users'", D, HIGH, "sql-drop"),
-        ("kubectl exec -it pod-1 -n prod -- rm -rf /var/lib/data", D, HIGH, "fs-delete"),
-        ("kubectl exec pod-1 -- bash -c 'redis-cli FLUSHALL'", D, HIGH, "kv-flush"),
+        (
+            "docker exec -u root -w /app web sh -c 'rm -rf node_modules'",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "docker compose exec db psql -c 'DROP TABLE users'",
+            D,
+            HIGH,
+            "sql-drop",
+        ),
+        (
+            "kubectl exec -it pod-1 -n prod -- rm -rf /var/lib/data",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "kubectl exec pod-1 -- bash -c 'redis-cli FLUSHALL'",
+            D,
+            HIGH,
+            "kv-flush",
+        ),
         ("find . -name '*.tmp' -exec rm {} \\;", D, LOW, "fs-delete"),
         ("find . -type d -execdir rm -rf {} +", D, HIGH, "fs-delete"),
         ("find . -name x -ok rm -f {} ;", D, MED, "fs-delete"),
         ("trap 'rm -rf /tmp/example' EXIT", D, HIGH, "fs-delete"),
         ("trap 'echo rm -rf /tmp/example' EXIT", U, UNK, ""),
         ("echo 'rm -rf /' | sh", D, HIGH, "fs-delete"),
-        ("printf 'git reset --hard\\n' | bash", D, HIGH, "git-discard"),
+        (
+            "printf 'git reset --hard\\n' | bash",
+            D,
+            HIGH,
+            "git-discard",
+        ),
         ("bash <<EOF\nrm -rf /home/user\nEOF", D, HIGH, "fs-delete"),
         ("sh <<<'rm -rf /home/user'", D, HIGH, "fs-delete"),
-        ("cat <<'EOF' | sh\ngit reset --hard\nEOF", D, HIGH, "git-discard"),
-        ("cat <<EOF > notes.md\nrm -rf / is dangerous\nEOF", D, MED, "fs-overwrite"),
+        (
+            "cat <<'EOF' | sh\ngit reset --hard\nEOF",
+            D,
+            HIGH,
+            "git-discard",
+        ),
+        (
+            "cat <<EOF > notes.md\nrm -rf / is dangerous\nEOF",
+            D,
+            MED,
+            "fs-overwrite",
+        ),
         ("cat <<EOF\nrm -rf /\nEOF", S, SAFE, "fs-read"),
         ("cat <<EOF\n$(rm -rf /)\nEOF", D, HIGH, "fs-delete"),
-        ("python -c \"import os; os.system('rm -rf /')\"", D, HIGH, "fs-delete"),
-        ("node -e \"require('child_process').execSync('rm -rf /')\"", D, HIGH, "fs-delete"),
-        ("perl -e \"system('rm -rf /home/user')\"", D, HIGH, "fs-delete"),
+        (
+            "python -c \"import os; os.system('rm -rf /')\"",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "node -e \"require('child_process').execSync('rm -rf /')\"",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "perl -e \"system('rm -rf /home/user')\"",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
         ("ruby -e \"`rm -rf /home/user`\"", D, HIGH, "fs-delete"),
-        ("python3 -c \"import subprocess; subprocess.run(['rm', '-rf', '/srv'])\"", D, HIGH, "fs-delete"),
-        ("awk 'BEGIN { system(\"rm -rf /tmp/x\") }'", D, HIGH, "fs-delete"),
-        ("pwsh -Command 'Remove-Item -Recurse -Force C:\\tmp'", D, HIGH, "fs-delete"),
+        (
+            "python3 -c \"import subprocess; subprocess.run(['rm', '-rf', '/srv'])\"",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "awk 'BEGIN { system(\"rm -rf /tmp/x\") }'",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
+        (
+            "pwsh -Command 'Remove-Item -Recurse -Force C:\\tmp'",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
         ("python -c 'print(1)'", U, UNK, ""),
         ("awk '{print $1}' file", U, UNK, ""),
         ("echo \"$(rm -rf /tmp/example)\"", D, HIGH, "fs-delete"),
@@ -185,9 +288,19 @@ fn compound_is_never_safe_and_destructive_anywhere_wins() {
         ("cd /tmp && rm -rf foo", D, HIGH, "fs-delete"),
         ("grep foo|rm -rf /tmp/x", D, HIGH, "fs-delete"),
         ("echo hi;touch /tmp/pwned", U, UNK, ""),
-        ("docker stop web && docker system prune && rm -rf /", D, HIGH, "fs-delete"),
+        (
+            "docker stop web && docker system prune && rm -rf /",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
         ("rm file.txt; git push --force", D, MED, "git-history"),
-        ("for t in /tmp/a /tmp/b; do rm -r -f \"$t\"; done", D, HIGH, "fs-delete"),
+        (
+            "for t in /tmp/a /tmp/b; do rm -r -f \"$t\"; done",
+            D,
+            HIGH,
+            "fs-delete",
+        ),
         ("if true; then git reset --hard; fi", D, HIGH, "git-discard"),
         ("f() { rm -rf /; }; f", D, HIGH, "fs-delete"),
         ("case $x in a) rm -rf a;; esac", D, HIGH, "fs-delete"),
@@ -252,27 +365,103 @@ fn hints_label_non_shell_tools() {
         (false, false, U),
     ] {
         let l = label_for_hints(ro, de);
-        assert_eq!((l.class, l.origin), (class, Origin::Annotation), "{ro} {de}");
+        assert_eq!(
+            (l.class, l.origin),
+            (class, Origin::Annotation),
+            "{ro} {de}"
+        );
     }
 }
 
 #[test]
 fn tool_calls() {
     let none = Hints::default();
-    let ro = Hints { read_only: Some(true), destructive: None };
+    let ro = Hints {
+        read_only: Some(true),
+        destructive: None,
+    };
     let cases = [
-        ("shell", json!({"cmd": "git status"}), none, S, Origin::Classifier),
-        ("shell", json!({"command": "rm -rf /tmp/x"}), none, D, Origin::Classifier),
-        ("shell", json!({"cmd": " ", "command": "rm -rf /tmp/x"}), none, D, Origin::Classifier),
-        ("shell", json!({"cmd": "ls", "command": "rm -rf /"}), none, S, Origin::Classifier),
-        ("shell", json!({"cmd": 5, "command": "rm -rf /"}), none, D, Origin::Classifier),
+        (
+            "shell",
+            json!({"cmd": "git status"}),
+            none,
+            S,
+            Origin::Classifier,
+        ),
+        (
+            "shell",
+            json!({"command": "rm -rf /tmp/x"}),
+            none,
+            D,
+            Origin::Classifier,
+        ),
+        (
+            "shell",
+            json!({"cmd": " ", "command": "rm -rf /tmp/x"}),
+            none,
+            D,
+            Origin::Classifier,
+        ),
+        (
+            "shell",
+            json!({"cmd": "ls", "command": "rm -rf /"}),
+            none,
+            S,
+            Origin::Classifier,
+        ),
+        (
+            "shell",
+            json!({"cmd": 5, "command": "rm -rf /"}),
+            none,
+            D,
+            Origin::Classifier,
+        ),
         ("shell", json!({}), none, U, Origin::Classifier),
-        ("Bash", json!({"command": "git log --oneline"}), none, S, Origin::Classifier),
-        ("run_shell_command", json!({"command": "rm -rf x"}), none, D, Origin::Classifier),
-        ("run_background_job", json!({"cmd": "npm run dev"}), none, U, Origin::Classifier),
-        ("read_file", json!({"cmd": "rm -rf /"}), ro, S, Origin::Annotation),
-        ("write_file", json!({"command": "ls"}), none, U, Origin::Annotation),
-        ("delete_repo", json!({}), Hints { read_only: Some(true), destructive: Some(true) }, D, Origin::Annotation),
+        (
+            "Bash",
+            json!({"command": "git log --oneline"}),
+            none,
+            S,
+            Origin::Classifier,
+        ),
+        (
+            "run_shell_command",
+            json!({"command": "rm -rf x"}),
+            none,
+            D,
+            Origin::Classifier,
+        ),
+        (
+            "run_background_job",
+            json!({"cmd": "npm run dev"}),
+            none,
+            U,
+            Origin::Classifier,
+        ),
+        (
+            "read_file",
+            json!({"cmd": "rm -rf /"}),
+            ro,
+            S,
+            Origin::Annotation,
+        ),
+        (
+            "write_file",
+            json!({"command": "ls"}),
+            none,
+            U,
+            Origin::Annotation,
+        ),
+        (
+            "delete_repo",
+            json!({}),
+            Hints {
+                read_only: Some(true),
+                destructive: Some(true),
+            },
+            D,
+            Origin::Annotation,
+        ),
     ];
     for (tool, args, hints, class, origin) in cases {
         let l = label_tool_call(tool, &args, hints);

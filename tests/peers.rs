@@ -50,7 +50,9 @@ const DISAGREEMENTS: &[Disagreement] = &[
     },
     Disagreement {
         peer: "codex",
-        applies: |cmd, expect| expect == "not_safe" && cmd.starts_with("git ") && !cmd.contains(" -"),
+        applies: |cmd, expect| {
+            expect == "not_safe" && cmd.starts_with("git ") && !cmd.contains(" -")
+        },
         why: "Codex refuses to auto-approve any git command because a hostile repository's \
               config can make git run programs; toolgate follows docker-agent and treats plain \
               read-only git in the working repository as safe, while still refusing every \
@@ -60,7 +62,14 @@ const DISAGREEMENTS: &[Disagreement] = &[
         peer: "codex",
         applies: |cmd, expect| {
             expect == "not_safe"
-                && matches!(cmd, "git log -p -1" | "git diff -p" | "git show -p HEAD" | "git branch --show-current" | "git log -1")
+                && matches!(
+                    cmd,
+                    "git log -p -1"
+                        | "git diff -p"
+                        | "git show -p HEAD"
+                        | "git branch --show-current"
+                        | "git log -1"
+                )
         },
         why: "as above: `-p` only selects patch output, which `git diff` prints anyway",
     },
@@ -120,7 +129,10 @@ fn peers_agree_or_disagree_on_purpose() {
             let got = label_tool_call(tool, &args, hints);
             if let Some(origin) = v.get("origin").and_then(Value::as_str) {
                 if got.origin.as_str() != origin {
-                    failures.push(format!("docker-agent: {cmd:?} origin {origin} got {:?}", got.origin));
+                    failures.push(format!(
+                        "docker-agent: {cmd:?} origin {origin} got {:?}",
+                        got.origin
+                    ));
                 }
             }
             got
@@ -146,7 +158,15 @@ fn peers_agree_or_disagree_on_purpose() {
         if v["class"].as_str() == Some("destructive") {
             counted[0] += 1;
         }
-        check("docker-agent", cmd, expect, ok, &got, &mut failures, &mut used);
+        check(
+            "docker-agent",
+            cmd,
+            expect,
+            ok,
+            &got,
+            &mut failures,
+            &mut used,
+        );
     }
 
     for v in &codex {
@@ -177,7 +197,15 @@ fn peers_agree_or_disagree_on_purpose() {
         }
         counted[2] += 1;
         let got = classify(cmd);
-        check("dcg", cmd, expect, got.class == Class::Destructive, &got, &mut failures, &mut used);
+        check(
+            "dcg",
+            cmd,
+            expect,
+            got.class == Class::Destructive,
+            &got,
+            &mut failures,
+            &mut used,
+        );
     }
 
     for (i, d) in DISAGREEMENTS.iter().enumerate() {

@@ -1,5 +1,7 @@
 //! One integration test binary, a module per area.
 
+mod cli;
+mod differential;
 mod labels;
 mod malicious;
 mod peers;

@@ -24,7 +24,11 @@ pub struct PatternGroup {
 }
 
 impl PatternGroup {
-    fn build(tax: &Taxonomy, what: &str, pick: impl Fn(usize) -> bool) -> Result<Self, TaxonomyError> {
+    fn build(
+        tax: &Taxonomy,
+        what: &str,
+        pick: impl Fn(usize) -> bool,
+    ) -> Result<Self, TaxonomyError> {
         let mut patterns = Vec::new();
         let mut rules = Vec::new();
         let mut words = HashSet::new();

@@ -123,7 +123,11 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
     // PowerShell cmdlets (`Remove-Item`) take whole-word, case-insensitive
     // parameters.
     let powershell = inv.written.contains('-')
-        && inv.written.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+        && inv
+            .written
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_uppercase());
     let mut after_dashdash = false;
     let args = &inv.args;
     let mut i = 0;
@@ -159,7 +163,11 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
             } else {
                 t
             };
-            if !t.contains('=') && specs.takes_value(t) && i < args.len() && !looks_like_option(&args[i].text) {
+            if !t.contains('=')
+                && specs.takes_value(t)
+                && i < args.len()
+                && !looks_like_option(&args[i].text)
+            {
                 push_token(&mut out, &format!("{t}={}", args[i].text));
                 i += 1;
             } else {
@@ -259,7 +267,10 @@ mod tests {
             ("perl -pi.bak -e x", "perl -p -i=.bak -e x"),
             ("gh run view 42 -w=true", "gh run view 42 -w=true"),
             ("find . -name x -delete", "find . -name=x -delete"),
-            ("Remove-Item x -Recurse -Force", "remove-item x -recurse -force"),
+            (
+                "Remove-Item x -Recurse -Force",
+                "remove-item x -recurse -force",
+            ),
         ] {
             assert_eq!(canon(line, &tax), want, "{line:?}");
         }

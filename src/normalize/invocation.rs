@@ -80,7 +80,9 @@ fn is_assignment_word(w: &Word) -> bool {
     match t.iter().position(|&b| b == b'=') {
         Some(eq) if eq > 0 => {
             (t[0].is_ascii_alphabetic() || t[0] == b'_')
-                && t[..eq].iter().all(|&b| b.is_ascii_alphanumeric() || b == b'_')
+                && t[..eq]
+                    .iter()
+                    .all(|&b| b.is_ascii_alphanumeric() || b == b'_')
         }
         _ => false,
     }
@@ -140,10 +142,9 @@ pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
                     break;
                 }
                 if wrapper.split_flag.as_deref() == Some(flag)
-                    || wrapper
-                        .split_flag
-                        .as_deref()
-                        .is_some_and(|s| t.starts_with(s) && t.len() > s.len() && !t.starts_with("--"))
+                    || wrapper.split_flag.as_deref().is_some_and(|s| {
+                        t.starts_with(s) && t.len() > s.len() && !t.starts_with("--")
+                    })
                 {
                     let value = match glued {
                         Some(v) => Some(v.to_string()),

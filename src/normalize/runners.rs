@@ -214,10 +214,7 @@ pub fn nested(inv: &Invocation, stdin: Option<&str>, stdin_source: Option<&str>)
         }
     } else if matches!(name, "awk" | "gawk" | "mawk" | "nawk") {
         awk(args, &mut out);
-    } else if let Some((_, flags)) = INTERPRETERS
-        .iter()
-        .find(|(names, _)| names.contains(&name))
-    {
+    } else if let Some((_, flags)) = INTERPRETERS.iter().find(|(names, _)| names.contains(&name)) {
         interpreter(name, flags, args, stdin, &mut out);
     } else if let Some((_, flags)) = SQL_CLIENTS.iter().find(|(c, _)| *c == name) {
         sql_client(name, flags, args, stdin, &mut out);
@@ -352,15 +349,66 @@ const DOCKER_EXEC_VALUE: &[&str] = &[
 ];
 
 const DOCKER_RUN_VALUE: &[&str] = &[
-    "-a", "--attach", "--add-host", "--blkio-weight", "--cap-add", "--cap-drop", "--cgroupns",
-    "--cidfile", "--cpu-shares", "-c", "--cpus", "--cpuset-cpus", "--device", "--dns",
-    "--entrypoint", "-e", "--env", "--env-file", "--expose", "--gpus", "--group-add",
-    "--health-cmd", "-h", "--hostname", "--ip", "--ipc", "-l", "--label", "--link",
-    "--log-driver", "--log-opt", "-m", "--memory", "--mount", "--name", "--network", "--net",
-    "--network-alias", "--pid", "--platform", "-p", "--publish", "--pull", "--restart",
-    "--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--tmpfs",
-    "-u", "--user", "--ulimit", "-v", "--volume", "--volumes-from", "-w", "--workdir",
-    "--uts", "--userns",
+    "-a",
+    "--attach",
+    "--add-host",
+    "--blkio-weight",
+    "--cap-add",
+    "--cap-drop",
+    "--cgroupns",
+    "--cidfile",
+    "--cpu-shares",
+    "-c",
+    "--cpus",
+    "--cpuset-cpus",
+    "--device",
+    "--dns",
+    "--entrypoint",
+    "-e",
+    "--env",
+    "--env-file",
+    "--expose",
+    "--gpus",
+    "--group-add",
+    "--health-cmd",
+    "-h",
+    "--hostname",
+    "--ip",
+    "--ipc",
+    "-l",
+    "--label",
+    "--link",
+    "--log-driver",
+    "--log-opt",
+    "-m",
+    "--memory",
+    "--mount",
+    "--name",
+    "--network",
+    "--net",
+    "--network-alias",
+    "--pid",
+    "--platform",
+    "-p",
+    "--publish",
+    "--pull",
+    "--restart",
+    "--runtime",
+    "--security-opt",
+    "--shm-size",
+    "--stop-signal",
+    "--stop-timeout",
+    "--tmpfs",
+    "-u",
+    "--user",
+    "--ulimit",
+    "-v",
+    "--volume",
+    "--volumes-from",
+    "-w",
+    "--workdir",
+    "--uts",
+    "--userns",
 ];
 
 fn container(name: &str, args: &[Word], out: &mut Vec<Nested>) {
@@ -368,7 +416,17 @@ fn container(name: &str, args: &[Word], out: &mut Vec<Nested>) {
     let mut i = 0;
     while i < args.len() && args[i].text.starts_with('-') {
         let t = args[i].text.as_str();
-        i += if matches!(t, "-H" | "--host" | "-c" | "--context" | "--config" | "-f" | "--file" | "-p" | "--project-name") {
+        i += if matches!(
+            t,
+            "-H" | "--host"
+                | "-c"
+                | "--context"
+                | "--config"
+                | "-f"
+                | "--file"
+                | "-p"
+                | "--project-name"
+        ) {
             2
         } else {
             1
@@ -379,7 +437,10 @@ fn container(name: &str, args: &[Word], out: &mut Vec<Nested>) {
         i += 1;
         while i < args.len() && args[i].text.starts_with('-') {
             let t = args[i].text.as_str();
-            i += if matches!(t, "-f" | "--file" | "-p" | "--project-name" | "--profile" | "--env-file") {
+            i += if matches!(
+                t,
+                "-f" | "--file" | "-p" | "--project-name" | "--profile" | "--env-file"
+            ) {
                 2
             } else {
                 1
@@ -400,7 +461,11 @@ fn container(name: &str, args: &[Word], out: &mut Vec<Nested>) {
             break;
         }
         if t.starts_with('-') && t.len() > 1 {
-            i += if !t.contains('=') && value_flags.contains(&t) { 2 } else { 1 };
+            i += if !t.contains('=') && value_flags.contains(&t) {
+                2
+            } else {
+                1
+            };
             continue;
         }
         break;
@@ -415,7 +480,10 @@ fn container(name: &str, args: &[Word], out: &mut Vec<Nested>) {
 }
 
 fn kube(args: &[Word], out: &mut Vec<Nested>) {
-    let Some(exec) = args.iter().position(|a| a.text == "exec" || a.text == "debug") else {
+    let Some(exec) = args
+        .iter()
+        .position(|a| a.text == "exec" || a.text == "debug")
+    else {
         return;
     };
     if let Some(dd) = args[exec..].iter().position(|a| a.text == "--") {
@@ -456,7 +524,10 @@ fn powershell(args: &[Word], out: &mut Vec<Nested>) {
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.to_ascii_lowercase();
-        if matches!(t.as_str(), "-command" | "-c" | "/c" | "-commandwithargs" | "-cwa") {
+        if matches!(
+            t.as_str(),
+            "-command" | "-c" | "/c" | "-commandwithargs" | "-cwa"
+        ) {
             i += 1;
             break;
         }
@@ -475,7 +546,16 @@ fn powershell(args: &[Word], out: &mut Vec<Nested>) {
         if t.starts_with('-') {
             i += if matches!(
                 t.as_str(),
-                "-executionpolicy" | "-ex" | "-ep" | "-windowstyle" | "-w" | "-workingdirectory" | "-wd" | "-outputformat" | "-inputformat" | "-configurationname"
+                "-executionpolicy"
+                    | "-ex"
+                    | "-ep"
+                    | "-windowstyle"
+                    | "-w"
+                    | "-workingdirectory"
+                    | "-wd"
+                    | "-outputformat"
+                    | "-inputformat"
+                    | "-configurationname"
             ) {
                 2
             } else {
@@ -503,7 +583,10 @@ fn awk(args: &[Word], out: &mut Vec<Nested>) {
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
-        if matches!(t, "-F" | "-v" | "-f" | "--file" | "--assign" | "--field-separator") {
+        if matches!(
+            t,
+            "-F" | "-v" | "-f" | "--file" | "--assign" | "--field-separator"
+        ) {
             if t == "-f" || t == "--file" {
                 out.push(Nested::Opaque {
                     what: "an awk program file".into(),
@@ -521,7 +604,11 @@ fn awk(args: &[Word], out: &mut Vec<Nested>) {
     }
     if let Some(program) = args.get(i) {
         let text = program.text.as_str();
-        if text.contains("system") || text.contains('|') || text.contains('>') || text.contains("getline") {
+        if text.contains("system")
+            || text.contains('|')
+            || text.contains('>')
+            || text.contains("getline")
+        {
             out.push(Nested::Code {
                 lang: "awk".into(),
                 text: text.to_string(),
@@ -530,7 +617,13 @@ fn awk(args: &[Word], out: &mut Vec<Nested>) {
     }
 }
 
-fn interpreter(name: &str, flags: &[&str], args: &[Word], stdin: Option<&str>, out: &mut Vec<Nested>) {
+fn interpreter(
+    name: &str,
+    flags: &[&str],
+    args: &[Word],
+    stdin: Option<&str>,
+    out: &mut Vec<Nested>,
+) {
     let mut found = false;
     let mut i = 0;
     while i < args.len() {
@@ -571,7 +664,13 @@ fn interpreter(name: &str, flags: &[&str], args: &[Word], stdin: Option<&str>, o
     }
 }
 
-fn sql_client(client: &str, flags: &[&str], args: &[Word], stdin: Option<&str>, out: &mut Vec<Nested>) {
+fn sql_client(
+    client: &str,
+    flags: &[&str],
+    args: &[Word],
+    stdin: Option<&str>,
+    out: &mut Vec<Nested>,
+) {
     let mut positionals = Vec::new();
     let mut i = 0;
     while i < args.len() {

@@ -143,7 +143,11 @@ impl WordBuf {
         // A control character (a carriage return, an escape sequence) can
         // hide what a terminal shows; such a word is never taken at face
         // value.
-        if self.bytes.iter().any(|&b| b < 0x20 && b != b'\t' && b != b'\n') {
+        if self
+            .bytes
+            .iter()
+            .any(|&b| b < 0x20 && b != b'\t' && b != b'\n')
+        {
             self.literal = false;
         }
         Word {
@@ -400,9 +404,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'\n') => self.consume_newline(),
                 _ => {
-                    if !self.at_list_end(end) && self.pos == before {
-                        self.fail("unexpected token");
-                    } else if !self.at_list_end(end) {
+                    if !self.at_list_end(end) {
                         self.fail("unexpected token");
                     }
                     break;
@@ -445,8 +447,34 @@ impl<'a> Parser<'a> {
         self.pipeline += 1;
         self.stage = 0;
         self.skip_blanks();
-        if self.at_reserved("!") {
-            self.pos += 1;
+        // `!` and `time [-p]` prefix a whole pipeline.
+        loop {
+            if self.at_reserved("!") {
+                self.pos += 1;
+            } else if self.at_reserved("time") {
+                self.pos += 4;
+                self.skip_blanks();
+                if self.at_reserved("-p") {
+                    self.pos += 2;
+                }
+            } else {
+                break;
+            }
+            self.skip_blanks();
+        }
+        if self.at_reserved("coproc") {
+            // `coproc [NAME] command`: the command runs in the background.
+            self.compound = true;
+            self.pos += 6;
+            self.skip_blanks();
+            let save = self.pos;
+            if let Some(name) = self.read_word() {
+                self.skip_blanks();
+                let compound_next = self.peek() == Some(b'(') || self.at_reserved("{");
+                if !(name.literal && compound_next) {
+                    self.pos = save;
+                }
+            }
             self.skip_blanks();
         }
         self.parse_command();
@@ -1041,7 +1069,8 @@ impl<'a> Parser<'a> {
                         Some(_) => {
                             w.quoted = true;
                             let len = utf8_len(self.src, self.pos);
-                            w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                            w.bytes
+                                .extend_from_slice(&self.src[self.pos..self.pos + len]);
                             self.pos += len;
                         }
                         None => w.bytes.push(b'\\'),
@@ -1109,7 +1138,8 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     let len = utf8_len(self.src, self.pos);
-                    w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                    w.bytes
+                        .extend_from_slice(&self.src[self.pos..self.pos + len]);
                     self.pos += len;
                 }
             }
@@ -1176,7 +1206,8 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             let len = utf8_len(self.src, self.pos);
-            w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+            w.bytes
+                .extend_from_slice(&self.src[self.pos..self.pos + len]);
             self.pos += len;
         }
         self.fail("unterminated `(`");
@@ -1209,7 +1240,8 @@ impl<'a> Parser<'a> {
                 b'`' => self.read_backquote(w, true),
                 _ => {
                     let len = utf8_len(self.src, self.pos);
-                    w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                    w.bytes
+                        .extend_from_slice(&self.src[self.pos..self.pos + len]);
                     self.pos += len;
                 }
             }
@@ -1391,7 +1423,8 @@ impl<'a> Parser<'a> {
                 b'`' => self.read_backquote(w, true),
                 _ => {
                     let len = utf8_len(self.src, self.pos);
-                    w.bytes.extend_from_slice(&self.src[self.pos..self.pos + len]);
+                    w.bytes
+                        .extend_from_slice(&self.src[self.pos..self.pos + len]);
                     self.pos += len;
                 }
             }
@@ -1601,7 +1634,8 @@ fn push_code_unit(w: &mut WordBuf, v: u32) {
 fn push_char(w: &mut WordBuf, v: Option<u32>) {
     let c = v.and_then(char::from_u32).unwrap_or('\u{fffd}');
     let mut buf = [0u8; 4];
-    w.bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+    w.bytes
+        .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
 }
 
 #[cfg(test)]
@@ -1627,7 +1661,10 @@ mod tests {
             ("r\"\"m -r''f x", vec!["rm", "-rf", "x"]),
             ("$'\\x72m' -rf x", vec!["rm", "-rf", "x"]),
             ("$'r\\155' x", vec!["rm", "x"]),
-            ("echo 'a b' \"c d\" e\\ f", vec!["echo", "a b", "c d", "e f"]),
+            (
+                "echo 'a b' \"c d\" e\\ f",
+                vec!["echo", "a b", "c d", "e f"],
+            ),
             ("echo \"a\\\"b\" 'it'\\''s'", vec!["echo", "a\"b", "it's"]),
             ("ec\\\nho hi", vec!["echo", "hi"]),
             ("grep 'DROP TABLE' f", vec!["grep", "DROP TABLE", "f"]),
@@ -1646,9 +1683,15 @@ mod tests {
             ("diff <(ls a) >(tee b)", vec!["ls", "tee", "diff"]),
             ("(cd x && rm y)", vec!["cd", "rm"]),
             ("{ a; b; }", vec!["a", "b"]),
-            ("if a; then b; elif c; then d; else e; fi", vec!["a", "b", "c", "d", "e"]),
+            (
+                "if a; then b; elif c; then d; else e; fi",
+                vec!["a", "b", "c", "d", "e"],
+            ),
             ("for f in $(ls); do rm $f; done", vec!["ls", "rm"]),
-            ("while read l; do echo $l; done < f", vec!["read", "echo", ""]),
+            (
+                "while read l; do echo $l; done < f",
+                vec!["read", "echo", ""],
+            ),
             ("case $x in a|b) rm a;; *) ls;; esac", vec!["rm", "ls"]),
             ("f() { rm -rf /; }; f", vec!["rm", "f"]),
             ("function g { ls; }", vec!["ls"]),

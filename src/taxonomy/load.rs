@@ -97,7 +97,11 @@ pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyEr
             (Class::Safe, parsed.safe),
         ] {
             for raw in raws {
-                let line = line_of_id(text, &raw.id);
+                let nth = seen
+                    .iter()
+                    .filter(|(id, at)| **id == raw.id && at.starts_with(&format!("{file}:")))
+                    .count();
+                let line = line_of_id(text, &raw.id, nth);
                 if let Some(first) = seen.get(&raw.id) {
                     return Err(TaxonomyError::DuplicateId {
                         file: file.clone(),
@@ -174,14 +178,17 @@ fn load_commands(
     Ok(())
 }
 
-fn line_of_id(text: &str, id: &str) -> usize {
+/// The line of the `nth` (0-based) `id = "…"` line for `id` in a file.
+fn line_of_id(text: &str, id: &str, nth: usize) -> usize {
     let needle = format!("\"{id}\"");
     text.lines()
-        .position(|l| {
+        .enumerate()
+        .filter(|(_, l)| {
             let t = l.trim_start();
             t.starts_with("id") && t.contains(&needle)
         })
-        .map_or(0, |i| i + 1)
+        .nth(nth)
+        .map_or(0, |(i, _)| i + 1)
 }
 
 fn line_of_key(text: &str, key: &str) -> usize {
@@ -427,7 +434,11 @@ near_misses = ["x list"]
     #[test]
     fn errors_name_file_line_and_field() {
         let cases = [
-            (GOOD.replace("reason", "raeson"), "rules/test.toml: unknown field `raeson`"),
+            (
+                GOOD.replace("reason", "raeson"),
+                "rules/test.toml: TOML parse error at line 6",
+            ),
+            (GOOD.replace("reason", "raeson"), "unknown field `raeson`"),
             (
                 GOOD.replace("blast_radius = \"high\"", "blast_radius = \"huge\""),
                 "rules/test.toml:3: entry `x-delete`: field `blast_radius`",
@@ -438,14 +449,17 @@ near_misses = ["x list"]
             ),
             (
                 format!("{GOOD}{GOOD}"),
-                "rules/test.toml:12: duplicate id `x-delete` (first defined in rules/test.toml:3)",
+                "rules/test.toml:13: duplicate id `x-delete` (first defined in rules/test.toml:3)",
             ),
             (
                 GOOD.replace("command = [\"x\"]", "command = [\"x\"]\nregex = \"(\""),
                 "give exactly one of command, sql, code or regex",
             ),
             (
-                GOOD.replace("command = [\"x\"]\nsubcommand = [\"delete\"]", "regex = \"(\""),
+                GOOD.replace(
+                    "command = [\"x\"]\nsubcommand = [\"delete\"]",
+                    "regex = \"(\"",
+                ),
                 "field `regex`: invalid regex",
             ),
             (

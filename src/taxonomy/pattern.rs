@@ -210,7 +210,7 @@ pub fn safe_regex(shape: &Shape<'_>, shapes: &BTreeMap<String, String>) -> Resul
         "[^\\x1f]*".to_string()
     };
     let flag = match shape.allow_flags {
-        Some(list) if list.is_empty() => None,
+        Some([]) => None,
         Some(list) => Some(format!(
             "(?:{})(?:={value})?",
             list.iter()
@@ -273,7 +273,10 @@ pub fn any_arg_regex(args: &[String], shapes: &BTreeMap<String, String>) -> Resu
     for a in args {
         alts.push(shape_body(a, shapes)?);
     }
-    Ok(format!("^\\x1f[^\\x1f]*\\x1f(?:{ANY_TOKEN})*?(?:{})\\x1f", alts.join("|")))
+    Ok(format!(
+        "^\\x1f[^\\x1f]*\\x1f(?:{ANY_TOKEN})*?(?:{})\\x1f",
+        alts.join("|")
+    ))
 }
 
 #[cfg(test)]

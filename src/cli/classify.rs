@@ -1,0 +1,76 @@
+//! `toolgate classify`.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use serde_json::{Map, Value};
+use toolgate::taxonomy::{dir_sources, load_sources};
+use toolgate::{Classifier, Label};
+
+use super::Format;
+
+/// The embedded classifier, or one built from a taxonomy directory.
+pub fn load(dir: Option<&Path>) -> anyhow::Result<&'static Classifier> {
+    match dir {
+        None => Classifier::embedded().map_err(|e| anyhow::anyhow!("embedded taxonomy: {e}")),
+        Some(dir) => {
+            let sources = dir_sources(dir)
+                .with_context(|| format!("reading taxonomy directory {}", dir.display()))?;
+            let tax = load_sources(&sources)
+                .with_context(|| format!("in taxonomy directory {}", dir.display()))?;
+            let classifier = Classifier::new(tax)?;
+            Ok(Box::leak(Box::new(classifier)))
+        }
+    }
+}
+
+/// The JSON rendering: the metadata keys plus `origin`.
+pub fn label_json(label: &Label) -> Value {
+    let mut map = Map::new();
+    for (k, v) in label.metadata() {
+        map.insert(k.to_string(), Value::String(v));
+    }
+    map.insert("origin".into(), Value::String(label.origin.as_str().into()));
+    Value::Object(map)
+}
+
+/// The one-line rendering for people.
+pub fn label_text(label: &Label) -> String {
+    let mut s = label.class.as_str().to_string();
+    if let Some(r) = label.blast_radius {
+        s.push_str(&format!(" ({r})"));
+    }
+    if !label.category.is_empty() {
+        s.push_str(&format!(" {}", label.category));
+    }
+    if !label.reason.is_empty() {
+        s.push_str(&format!(": {}", label.reason));
+    }
+    s
+}
+
+pub fn run(
+    classifier: &Classifier,
+    format: Format,
+    words: &[String],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let command = if words.len() == 1 && words[0] == "-" {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading the command from stdin")?;
+        String::from_utf8_lossy(&buf)
+            .trim_end_matches('\n')
+            .to_string()
+    } else {
+        words.join(" ")
+    };
+    let label = classifier.classify(&command);
+    match format {
+        Format::Json => writeln!(out, "{}", label_json(&label))?,
+        Format::Text => writeln!(out, "{}", label_text(&label))?,
+    }
+    Ok(())
+}

@@ -1,0 +1,79 @@
+//! Command-line front end. clap types stay here; the library never sees
+//! them.
+//!
+//! Exit codes: 0 on success, 2 on a usage or input error (with the message
+//! on stderr). A closed stdout (a pipe into `head`) counts as success.
+
+mod classify;
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Labels the tool calls an AI agent wants to make as safe, destructive or
+/// unknown.
+#[derive(Debug, Parser)]
+#[command(name = "toolgate", version, about, long_about = None)]
+pub struct Args {
+    /// Load the taxonomy from this directory instead of the embedded one
+    /// (a `commands.toml` and `rules/*.toml`, as in the repository).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub taxonomy: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One JSON object.
+    Json,
+    /// A line for people.
+    Text,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Label one shell command (the words after `--` are joined with
+    /// spaces; `-` reads the command from stdin).
+    Classify {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+        /// The command, as one argument or several.
+        #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
+        command: Vec<String>,
+    },
+}
+
+/// Runs the command line and maps errors to exit code 2.
+pub fn main() -> ExitCode {
+    let args = Args::parse();
+    let mut out = io::stdout().lock();
+    match run(args, &mut out).and_then(|()| out.flush().map_err(anyhow::Error::from)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("toolgate: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<()> {
+    let classifier = classify::load(args.taxonomy.as_deref())?;
+    match args.command {
+        Command::Classify { format, command } => classify::run(classifier, format, &command, out),
+    }
+}
