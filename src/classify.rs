@@ -174,6 +174,31 @@ pub fn classify(command: &str) -> Label {
     }
 }
 
+/// Labels a command given as raw bytes, as a hook or a corpus line may carry
+/// them. Invalid UTF-8 is decoded lossily for reading, but a command whose
+/// bytes are not what was read is never labelled safe.
+///
+/// ```
+/// use toolgate::{classify_bytes, Class};
+/// assert_eq!(classify_bytes(b"rm -rf /tmp/\xff").class, Class::Destructive);
+/// assert_eq!(classify_bytes(b"ls \xff").class, Class::Unknown);
+/// assert_eq!(classify_bytes(b"ls src").class, Class::Safe);
+/// ```
+pub fn classify_bytes(command: &[u8]) -> Label {
+    match std::str::from_utf8(command) {
+        Ok(text) => classify(text),
+        Err(_) => {
+            let text = String::from_utf8_lossy(command);
+            let label = classify(&text);
+            if label.class == Class::Safe {
+                Label::unknown("the command is not valid UTF-8")
+            } else {
+                label
+            }
+        }
+    }
+}
+
 /// State of one classification.
 struct Walk<'c> {
     c: &'c Classifier,

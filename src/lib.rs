@@ -61,7 +61,7 @@ pub mod shell;
 pub mod taxonomy;
 pub mod tools;
 
-pub use classify::{classify, Analysis, Classifier};
+pub use classify::{classify, classify_bytes, Analysis, Classifier};
 pub use error::TaxonomyError;
 pub use label::{BlastRadius, Class, Label, Origin};
 pub use taxonomy::Taxonomy;

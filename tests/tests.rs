@@ -5,4 +5,5 @@ mod differential;
 mod labels;
 mod malicious;
 mod peers;
+mod properties;
 mod taxonomy_examples;

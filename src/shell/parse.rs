@@ -1376,6 +1376,14 @@ impl<'a> Parser<'a> {
 
     /// After `${`: through the matching `}`; substitutions inside run.
     fn read_parameter_braces(&mut self, w: &mut WordBuf) {
+        if !self.descend() {
+            return;
+        }
+        self.read_parameter_inner(w);
+        self.depth -= 1;
+    }
+
+    fn read_parameter_inner(&mut self, w: &mut WordBuf) {
         w.bytes.extend_from_slice(b"${");
         let mut level = 1usize;
         loop {
@@ -1466,6 +1474,14 @@ impl<'a> Parser<'a> {
     /// After `((` or `$((`: arithmetic through `))`. Substitutions inside are
     /// parsed; the rest is skipped.
     fn read_arith_body(&mut self) {
+        if !self.descend() {
+            return;
+        }
+        self.read_arith_inner();
+        self.depth -= 1;
+    }
+
+    fn read_arith_inner(&mut self) {
         let mut level = 0usize;
         loop {
             let Some(b) = self.peek() else {
