@@ -66,3 +66,8 @@ pub use error::TaxonomyError;
 pub use label::{BlastRadius, Class, Label, Origin};
 pub use taxonomy::Taxonomy;
 pub use tools::{label_for_hints, label_tool_call, Hints, ToolLabeler};
+
+/// The README's Rust examples run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

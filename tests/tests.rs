@@ -4,6 +4,7 @@ mod cli;
 mod differential;
 mod labels;
 mod malicious;
+mod own_corpus;
 mod peers;
 mod properties;
 mod taxonomy_examples;

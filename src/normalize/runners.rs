@@ -3,6 +3,9 @@
 //! interpreter code (`python -c`) and SQL (`psql -c`, a here-document fed to
 //! `mysql`). The classifier labels each of these as well.
 
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
 use serde::Serialize;
 
 use super::invocation::Invocation;
@@ -60,7 +63,8 @@ pub const SHELLS: &[&str] = &[
     "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "yash", "fish", "rbash", "tcsh", "csh",
 ];
 
-/// Programs that fetch from the network.
+/// Programs that fetch from the network or hand a network peer's bytes to a
+/// pipe.
 pub const DOWNLOADERS: &[&str] = &[
     "curl",
     "wget",
@@ -72,19 +76,38 @@ pub const DOWNLOADERS: &[&str] = &[
     "irm",
     "invoke-webrequest",
     "invoke-restmethod",
+    "nc",
+    "ncat",
+    "netcat",
+    "socat",
+    "telnet",
 ];
+
+/// The downloader names as one case-insensitive automaton: a `sh -c`
+/// string or a process substitution can be long, and this is one pass.
+fn downloader_automaton() -> Option<&'static AhoCorasick> {
+    static CELL: OnceLock<Option<AhoCorasick>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(DOWNLOADERS)
+            .ok()
+    })
+    .as_ref()
+}
 
 /// True when the text mentions a downloader as a word.
 pub fn mentions_downloader(text: &str) -> Option<&'static str> {
-    let lower = text.to_ascii_lowercase();
-    DOWNLOADERS.iter().copied().find(|d| {
-        lower.match_indices(d).any(|(i, _)| {
-            let before = lower[..i].chars().next_back();
-            let after = lower[i + d.len()..].chars().next();
-            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-                && !after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
+    let bytes = text.as_bytes();
+    downloader_automaton()?
+        .find_overlapping_iter(text)
+        .find(|m| {
+            let before = m.start().checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(m.end()).copied();
+            !before.is_some_and(is_word) && !after.is_some_and(is_word)
         })
-    })
+        .map(|m| DOWNLOADERS[m.pattern().as_usize()])
 }
 
 /// Interpreters and the options that carry inline code.
