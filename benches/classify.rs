@@ -44,6 +44,22 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
 
+    // Every line of the shared corpora (or the project's own when they are
+    // absent), one thread: commands per second.
+    let lines = corpus_lines();
+    let mut group = c.benchmark_group("corpus");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(lines.len() as u64));
+    group.bench_function("classify_all_lines", |b| {
+        b.iter(|| {
+            lines
+                .iter()
+                .filter(|l| classifier.classify(l).class == toolgate::Class::Safe)
+                .count()
+        })
+    });
+    group.finish();
+
     let mut group = c.benchmark_group("taxonomy");
     group.sample_size(10);
     let sources = embedded_sources();
@@ -54,6 +70,28 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+}
+
+fn corpus_lines() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../shared/corpus");
+    let mut lines = Vec::new();
+    if let Ok(dir) = std::fs::read_dir(&shared) {
+        let mut files: Vec<_> = dir.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        files.sort();
+        for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "txt")) {
+            let text = std::fs::read_to_string(f).unwrap_or_default();
+            lines.extend(text.lines().map(String::from));
+        }
+    }
+    if lines.is_empty() {
+        let own = std::fs::read_to_string(root.join("corpus/shell-traps.jsonl")).unwrap_or_default();
+        for l in own.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+            lines.extend(v["command"].as_str().map(String::from));
+        }
+    }
+    lines
 }
 
 criterion_group!(benches, bench);

@@ -660,8 +660,7 @@ fn interpreter(
                 && t[1..].bytes().all(|b| b.is_ascii_alphabetic())
                 && t.ends_with(&f[1..])
         };
-        if let Some(f) = flags.iter().find(|f| t == **f || bundle_has(f)) {
-            let _ = f;
+        if flags.iter().any(|f| t == *f || bundle_has(f)) {
             if let Some(code) = args.get(i + 1) {
                 found = true;
                 out.push(Nested::Code {

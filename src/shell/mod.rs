@@ -8,6 +8,7 @@
 
 mod parse;
 mod syntax;
+mod word;
 
 pub use parse::{parse, parse_at_depth, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT};
 pub use syntax::{

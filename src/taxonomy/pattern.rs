@@ -186,17 +186,7 @@ pub fn destructive_regex(
         ));
     }
     if !reqs.is_empty() {
-        let branches: Vec<String> = permutations(reqs.len())
-            .into_iter()
-            .map(|perm| {
-                perm.iter()
-                    .map(|&i| format!("(?:{ANY_TOKEN})*?{}", reqs[i]))
-                    .collect::<String>()
-            })
-            .collect();
-        re.push_str("(?:");
-        re.push_str(&branches.join("|"));
-        re.push(')');
+        re.push_str(&conjunction(&reqs));
     }
     Ok(re)
 }
@@ -247,6 +237,12 @@ pub fn all_flags_regex(flags: &[String]) -> Result<String, String> {
         return Err(format!("at most {MAX_REQUIREMENTS} required flags"));
     }
     let reqs: Vec<String> = flags.iter().map(|f| flag_token(f)).collect();
+    Ok(format!("^\\x1f{}", conjunction(&reqs)))
+}
+
+/// "Every one of these tokens occurs, in any order": one branch per
+/// permutation, each skipping any tokens between its requirements.
+fn conjunction(reqs: &[String]) -> String {
     let branches: Vec<String> = permutations(reqs.len())
         .into_iter()
         .map(|perm| {
@@ -255,7 +251,7 @@ pub fn all_flags_regex(flags: &[String]) -> Result<String, String> {
                 .collect::<String>()
         })
         .collect();
-    Ok(format!("^\\x1f(?:{})", branches.join("|")))
+    format!("(?:{})", branches.join("|"))
 }
 
 /// A regex finding any of the given flags as a token anywhere.
