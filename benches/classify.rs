@@ -79,13 +79,17 @@ fn corpus_lines() -> Vec<String> {
     if let Ok(dir) = std::fs::read_dir(&shared) {
         let mut files: Vec<_> = dir.filter_map(|e| e.ok().map(|e| e.path())).collect();
         files.sort();
-        for f in files.iter().filter(|p| p.extension().is_some_and(|e| e == "txt")) {
+        for f in files
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        {
             let text = std::fs::read_to_string(f).unwrap_or_default();
             lines.extend(text.lines().map(String::from));
         }
     }
     if lines.is_empty() {
-        let own = std::fs::read_to_string(root.join("corpus/shell-traps.jsonl")).unwrap_or_default();
+        let own =
+            std::fs::read_to_string(root.join("corpus/shell-traps.jsonl")).unwrap_or_default();
         for l in own.lines() {
             let v: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
             lines.extend(v["command"].as_str().map(String::from));

@@ -9,6 +9,7 @@
 //! * Everything else is unknown, with a reason. Nothing here panics or does
 //!   I/O; a taxonomy that fails to load degrades every label to unknown.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
@@ -209,6 +210,8 @@ struct Walk<'c> {
     safe_rule: Option<usize>,
     invocations: usize,
     scratch: Vec<usize>,
+    /// (rule, matched text) pairs already reported.
+    seen: HashSet<(usize, String)>,
 }
 
 impl<'c> Walk<'c> {
@@ -221,10 +224,17 @@ impl<'c> Walk<'c> {
             safe_rule: None,
             invocations: 0,
             scratch: Vec::new(),
+            seen: HashSet::new(),
         }
     }
 
+    /// Records why the command cannot be safe. A handful of distinct reasons
+    /// say enough; more would only make long inputs slow.
     fn refuse_safe(&mut self, why: impl Into<String>) {
+        const MAX_REASONS: usize = 8;
+        if self.not_safe.len() >= MAX_REASONS {
+            return;
+        }
         let why = why.into();
         if !self.not_safe.contains(&why) {
             self.not_safe.push(why);
@@ -259,9 +269,9 @@ impl<'c> Walk<'c> {
                 via.unwrap_or("another command")
             ));
         }
-        for i in 0..script.commands.len() {
-            let (stdin, source) = stdin_of(&script, i);
-            self.command(&script.commands[i], stdin.as_deref(), source, depth, via);
+        let feeds = stdin_feeds(&script);
+        for (cmd, (stdin, source)) in script.commands.iter().zip(feeds) {
+            self.command(cmd, stdin.as_deref(), source, depth, via);
         }
         if script.commands.is_empty() && script.error.is_none() {
             self.refuse_safe("no command");
@@ -462,11 +472,7 @@ impl<'c> Walk<'c> {
 
     fn find(&mut self, rule_index: usize, matched: &str) {
         let rule = &self.c.tax.rules[rule_index];
-        if self
-            .findings
-            .iter()
-            .any(|f| f.rule_index == rule_index && f.matched == matched)
-        {
+        if !self.seen.insert((rule_index, matched.to_string())) {
             return;
         }
         self.findings.push(Finding {
@@ -567,63 +573,74 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
-/// The text a script feeds command `i` on stdin, and the downloader or
-/// decoder that produced it when it came from the network or was decoded.
-fn stdin_of(script: &Script, i: usize) -> (Option<String>, Option<&'static str>) {
-    let cmd = &script.commands[i];
-    if let Some(text) = &cmd.stdin {
-        return (Some(text.text.clone()), None);
-    }
-    if cmd.stage == 0 || cmd.pipeline == usize::MAX {
-        return (None, None);
-    }
-    let earlier: Vec<&SimpleCommand> = script.commands[..i]
-        .iter()
-        .filter(|c| c.pipeline == cmd.pipeline && c.stage < cmd.stage)
-        .collect();
-    let mut source = None;
-    for c in &earlier {
-        if let Some(first) = c.words.first() {
-            let name = first
-                .text
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            if let Some(d) = normalize::DOWNLOADERS.iter().find(|d| **d == name) {
-                source = Some(*d);
-            } else if matches!(
-                name.as_str(),
-                "base64" | "xxd" | "openssl" | "gunzip" | "zcat" | "rev" | "tr"
-            ) && source.is_none()
-            {
-                source = Some(match name.as_str() {
-                    "base64" => "base64",
-                    "xxd" => "xxd",
-                    "openssl" => "openssl",
-                    "gunzip" => "gunzip",
-                    "zcat" => "zcat",
-                    "rev" => "rev",
-                    _ => "tr",
-                });
+/// For each command of a script: the text the script feeds it on stdin (a
+/// here-document, a here-string, or `echo …`/`printf …`/`cat <<EOF` in the
+/// previous pipeline stage), and the downloader or decoder upstream in its
+/// pipeline when the input came from the network or was decoded. One pass,
+/// so long pipelines stay linear.
+fn stdin_feeds(script: &Script) -> Vec<(Option<String>, Option<&'static str>)> {
+    // Per pipeline: the last command seen and the first source upstream.
+    let mut state: HashMap<usize, (usize, Option<&'static str>)> = HashMap::new();
+    let mut out = Vec::with_capacity(script.commands.len());
+    for (i, cmd) in script.commands.iter().enumerate() {
+        let upstream = state.get(&cmd.pipeline).copied();
+        let feed = if let Some(text) = &cmd.stdin {
+            (Some(text.text.clone()), None)
+        } else if cmd.stage == 0 || cmd.pipeline == usize::MAX {
+            (None, None)
+        } else {
+            match upstream {
+                Some((prev, source)) => {
+                    let p = &script.commands[prev];
+                    let text = (p.stage + 1 == cmd.stage)
+                        .then(|| literal_output(p))
+                        .flatten();
+                    (text, source)
+                }
+                None => (None, None),
             }
+        };
+        out.push(feed);
+        if cmd.pipeline != usize::MAX {
+            let source = upstream.and_then(|(_, s)| s).or_else(|| source_of(cmd));
+            state.insert(cmd.pipeline, (i, source));
         }
     }
-    let prev = earlier.iter().rev().find(|c| c.stage + 1 == cmd.stage);
-    let text = prev.and_then(|p| {
-        let name = p.words.first().map(|w| w.text.as_str())?;
-        match name {
-            "echo" | "printf" => {
-                let args: Vec<&str> = p.words[1..]
-                    .iter()
-                    .map(|w| w.text.as_str())
-                    .filter(|t| !matches!(*t, "-e" | "-n" | "-E"))
-                    .collect();
-                Some(format!("{}\n", args.join(" ").replace("\\n", "\n")))
-            }
-            "cat" if p.words.len() == 1 => p.stdin.as_ref().map(|s| s.text.clone()),
-            _ => None,
-        }
-    });
-    (text, source)
+    out
 }
+
+/// What a pipeline stage writes, when the script spells it out.
+fn literal_output(p: &SimpleCommand) -> Option<String> {
+    let name = p.words.first().map(|w| w.text.as_str())?;
+    match name {
+        "echo" | "printf" => {
+            let args: Vec<&str> = p.words[1..]
+                .iter()
+                .map(|w| w.text.as_str())
+                .filter(|t| !matches!(*t, "-e" | "-n" | "-E"))
+                .collect();
+            Some(format!("{}\n", args.join(" ").replace("\\n", "\n")))
+        }
+        "cat" if p.words.len() == 1 => p.stdin.as_ref().map(|s| s.text.clone()),
+        _ => None,
+    }
+}
+
+/// The network or decoding source a command is, if it is one.
+fn source_of(cmd: &SimpleCommand) -> Option<&'static str> {
+    let first = cmd.words.first()?;
+    let name = first
+        .text
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    normalize::DOWNLOADERS
+        .iter()
+        .chain(DECODERS)
+        .find(|d| **d == name)
+        .copied()
+}
+
+/// Programs that turn hidden text back into a script.
+const DECODERS: &[&str] = &["base64", "xxd", "openssl", "gunzip", "zcat", "rev", "tr"];

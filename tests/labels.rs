@@ -84,6 +84,8 @@ fn wrappers_are_peeled() {
         ("time ls -la", S, SAFE, "fs-read"),
         ("timeout 5 git status", S, SAFE, "git-read"),
         ("sudo ls", U, UNK, ""),
+        ("/usr/bin/time -o t.txt ls", U, UNK, ""),
+        ("/usr/bin/time -f %e ls", S, SAFE, "fs-read"),
         ("sudo -l", U, UNK, ""),
     ]);
 }

@@ -128,6 +128,15 @@ pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
                 if wrapper.lookup_flags.contains(t) {
                     inv.lookup = true;
                 }
+                let bare = t.split('=').next().unwrap_or(t);
+                if wrapper.unsafe_flags.contains(bare)
+                    || wrapper
+                        .unsafe_flags
+                        .iter()
+                        .any(|f| f.len() == 2 && !t.starts_with("--") && t.starts_with(f.as_str()))
+                {
+                    inv.keeps_safe = false;
+                }
                 let (flag, glued) = match t.find('=') {
                     Some(eq) if t.starts_with("--") => (&t[..eq], Some(&t[eq + 1..])),
                     _ => (t, None),

@@ -168,6 +168,7 @@ fn load_commands(
             keeps_safe: raw.keeps_safe,
             joins: raw.joins,
             lookup_flags: raw.lookup_flags.into_iter().collect(),
+            unsafe_flags: raw.unsafe_flags.into_iter().collect(),
             string_flag: raw.string_flag,
             split_flag: raw.split_flag,
         };

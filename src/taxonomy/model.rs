@@ -100,6 +100,8 @@ pub struct Wrapper {
     pub joins: bool,
     /// Options that turn the call into a lookup.
     pub lookup_flags: HashSet<String>,
+    /// Options that make the wrapper itself write or act.
+    pub unsafe_flags: HashSet<String>,
     /// The option whose value is a shell string.
     pub string_flag: Option<String>,
     /// The option whose value is split into words.

@@ -155,6 +155,10 @@ pub struct RawWrapper {
     /// `command -v`): the whole call is a lookup.
     #[serde(default)]
     pub lookup_flags: Vec<String>,
+    /// Options that make the wrapper itself write or act (`time -o FILE`):
+    /// with one of them the wrapped command is no longer safe.
+    #[serde(default)]
+    pub unsafe_flags: Vec<String>,
     /// An option whose value is a shell string to run (`su -c`).
     pub string_flag: Option<String>,
     /// An option whose value is split into words and prepended (`env -S`).
