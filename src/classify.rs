@@ -44,6 +44,9 @@ pub struct Examined {
     pub destructive: Vec<String>,
     /// Ids of safe entries that matched.
     pub safe: Vec<String>,
+    /// Where the command stands in the input, for commands written at the
+    /// top level: `[start, end)` byte offsets.
+    pub span: Option<[usize; 2]>,
 }
 
 /// A destructive finding.
@@ -212,6 +215,8 @@ struct Walk<'c> {
     scratch: Vec<usize>,
     /// (rule, matched text) pairs already reported.
     seen: HashSet<(usize, String)>,
+    /// The input span of the top-level command being examined.
+    span: Option<[usize; 2]>,
 }
 
 impl<'c> Walk<'c> {
@@ -225,6 +230,7 @@ impl<'c> Walk<'c> {
             invocations: 0,
             scratch: Vec::new(),
             seen: HashSet::new(),
+            span: None,
         }
     }
 
@@ -319,6 +325,7 @@ impl<'c> Walk<'c> {
         if cmd.words.is_empty() {
             return;
         }
+        self.span = (depth == 0 && !cmd.in_substitution).then_some([cmd.span.start, cmd.span.end]);
         if cmd.words.iter().any(|w| !w.literal) {
             self.refuse_safe("a word is expanded by the shell at run time");
         }
@@ -367,6 +374,7 @@ impl<'c> Walk<'c> {
             wrappers: inv.wrappers.clone(),
             destructive: Vec::new(),
             safe: Vec::new(),
+            span: self.span.take(),
         };
         for &h in &hits {
             examined.destructive.push(tax.rules[h].id.clone());

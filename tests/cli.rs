@@ -91,3 +91,142 @@ fn bad_taxonomy_names_file_line_and_field() {
         "{err}"
     );
 }
+
+#[test]
+fn scan_jsonl_keeps_input_order_and_reports_bad_lines() {
+    let input = "git status\nrm -rf /tmp/x\n\nnpm run dev\n";
+    let o = toolgate(&["scan", "--format", "jsonl", "--chunk", "1"], Some(input));
+    assert!(o.status.success());
+    let got = stdout(&o);
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 3, "{got}");
+    assert!(lines[0].starts_with(
+        "{\"blast_radius\":\"safe\",\"category\":\"git-read\",\"command\":\"git status\""
+    ));
+    assert!(
+        lines[1].contains("\"command\":\"rm -rf /tmp/x\"")
+            && lines[1].contains("\"safety_label\":\"destructive\"")
+    );
+    assert_eq!(
+        lines[2],
+        "{\"blast_radius\":\"unknown\",\"command\":\"npm run dev\",\"safety_label\":\"unknown\"}"
+    );
+
+    let bad = "{\"command\": \"ls\"}\nnot json\n{\"cmd\": \"x\"}\n{\"command\": \"rm -rf /\"}\n";
+    let o = toolgate(
+        &["scan", "--input", "jsonl", "--format", "jsonl"],
+        Some(bad),
+    );
+    let got = stdout(&o);
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 4, "{got}");
+    assert!(
+        lines[1].contains("\"line\":2") && lines[1].contains("invalid JSON"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[2].contains("\"line\":3") && lines[2].contains("no string `command` field"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("line 2: invalid JSON"), "{err}");
+}
+
+#[test]
+fn scan_invalid_utf8_is_reported_and_never_safe() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .args(["scan", "--format", "jsonl", "--fail-on", "destructive"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut pipe) = child.stdin.take() {
+        let _ = pipe.write_all(b"ls src\nls \xff\n");
+    }
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let got = stdout(&o);
+    let lines: Vec<&str> = got.lines().collect();
+    assert!(lines[0].contains("\"safety_label\":\"safe\""));
+    assert!(lines[1].contains("\"safety_label\":\"unknown\"") && lines[1].contains("\"line\":2"));
+    assert_eq!(o.status.code(), Some(1), "invalid UTF-8 trips --fail-on");
+}
+
+#[test]
+fn scan_fail_on_and_summary() {
+    let o = toolgate(
+        &["scan", "--fail-on", "destructive", "--format", "jsonl"],
+        Some("ls\ngit status\n"),
+    );
+    assert_eq!(o.status.code(), Some(0));
+    let o = toolgate(
+        &["scan", "--fail-on", "unknown", "--format", "jsonl"],
+        Some("ls\nmake\n"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o = toolgate(
+        &["scan", "--fail-on", "destructive", "--format", "summary"],
+        Some("ls\nmake\nmake\nrm -rf x\n"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let got = stdout(&o);
+    assert!(
+        got.starts_with("4 commands, 0 unreadable lines, 0 not valid UTF-8\n"),
+        "{got}"
+    );
+    assert!(
+        got.contains("  safe: 1 (25.0%)\n  destructive: 1 (25.0%)\n  unknown: 2 (50.0%)\n"),
+        "{got}"
+    );
+    assert!(
+        got.contains("most frequent unknown commands (taxonomy gaps):\n  make: 2 (50.0%)\n"),
+        "{got}"
+    );
+}
+
+#[test]
+fn check_reports_failures_and_exits_non_zero() {
+    let dir = std::env::temp_dir().join(format!("toolgate-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.join("c.jsonl");
+    std::fs::write(
+        &file,
+        "{\"command\": \"rm -rf x\", \"expect\": \"destructive\", \"blast_radius\": \"high\"}\n\
+         {\"command\": \"ls\", \"expect\": \"destructive\"}\n\
+         {\"command\": \"ls\", \"expect\": \"maybe\"}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let path = file.to_string_lossy().into_owned();
+    let o = toolgate(&["check", &path], None);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(o.status.code(), Some(1));
+    let got = stdout(&o);
+    assert!(got.contains(&format!("FAIL {path}:2: ls\n  expected destructive, got safe (safe) fs-read\n  why: lists directory entries\n")), "{got}");
+    assert!(
+        got.contains(&format!("FAIL {path}:3: `expect` is \"maybe\"")),
+        "{got}"
+    );
+    assert!(got.ends_with("1 passed, 2 failed\n"), "{got}");
+}
+
+#[test]
+fn explain_shows_commands_matches_and_verdict() {
+    let o = toolgate(&["explain", "sudo rm -rf ~/x && ls"], None);
+    assert!(o.status.success());
+    let got = stdout(&o);
+    for want in [
+        "label:   destructive (high) fs-delete",
+        "1. rm -rf ~/x   [bytes 0..15]",
+        "wrappers peeled: sudo",
+        "tokens: rm -r -f ~/x",
+        "destructive: rm-recursive (fs-delete, high) rules/filesystem.toml:",
+        "2. ls   [bytes 19..21]",
+        "safe shape: ls (fs-read)",
+        "destructive: `rm-recursive` matched; the worst blast radius wins (high)",
+        "not safe: compound shell",
+    ] {
+        assert!(got.contains(want), "missing {want:?} in:\n{got}");
+    }
+    let o = toolgate(&["explain", "--format", "json", "git status"], None);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+    assert_eq!(v["label"]["class"], "safe");
+    assert_eq!(v["commands"][0]["safe"][0], "git-status");
+}

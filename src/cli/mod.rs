@@ -1,10 +1,15 @@
 //! Command-line front end. clap types stay here; the library never sees
 //! them.
 //!
-//! Exit codes: 0 on success, 2 on a usage or input error (with the message
-//! on stderr). A closed stdout (a pipe into `head`) counts as success.
+//! Exit codes: 0 on success; 1 when `check` finds a failed expectation or
+//! `scan --fail-on` is triggered; 2 on a usage or input error (with the
+//! message on stderr). A closed stdout (a pipe into `head`) counts as
+//! success.
 
+mod check;
 mod classify;
+mod explain;
+mod scan;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -48,14 +53,33 @@ pub enum Command {
         #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
         command: Vec<String>,
     },
+    /// Classify many commands: one per line (or JSONL), JSONL or a summary
+    /// out.
+    Scan(scan::ScanArgs),
+    /// Check labelled expectations (JSONL) and report every failure.
+    Check {
+        /// Corpus files, one JSON object per line.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Show how a command was read and why it got its label.
+    Explain {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+        /// The command, as one argument or several.
+        #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
+        command: Vec<String>,
+    },
 }
 
 /// Runs the command line and maps errors to exit code 2.
 pub fn main() -> ExitCode {
     let args = Args::parse();
-    let mut out = io::stdout().lock();
-    match run(args, &mut out).and_then(|()| out.flush().map_err(anyhow::Error::from)) {
-        Ok(()) => ExitCode::SUCCESS,
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    match run(args, &mut out).and_then(|ok| out.flush().map(|()| ok).map_err(anyhow::Error::from)) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("toolgate: {e:#}");
@@ -71,9 +95,18 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<()> {
+/// Runs one subcommand; `Ok(false)` means "ran, but the answer is a
+/// failure" (exit status 1).
+fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
     let classifier = classify::load(args.taxonomy.as_deref())?;
     match args.command {
-        Command::Classify { format, command } => classify::run(classifier, format, &command, out),
+        Command::Classify { format, command } => {
+            classify::run(classifier, format, &command, out).map(|()| true)
+        }
+        Command::Scan(scan_args) => scan::run(classifier, scan_args, out).map(|failed| !failed),
+        Command::Check { files } => check::run(classifier, &files, out),
+        Command::Explain { format, command } => {
+            explain::run(classifier, format, &command.join(" "), out).map(|()| true)
+        }
     }
 }

@@ -845,7 +845,11 @@ impl<'a> Parser<'a> {
             }
             return;
         }
-        cmd.span = start..self.pos;
+        let mut end = self.pos;
+        while end > start && matches!(self.src[end - 1], b' ' | b'\t') {
+            end -= 1;
+        }
+        cmd.span = start..end;
         let idx = self.push_command(cmd);
         for mark in heredoc_marks {
             if let Some(doc) = self.heredocs.get_mut(mark) {

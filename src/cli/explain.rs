@@ -1,0 +1,94 @@
+//! `toolgate explain`: why a command got its label, for a person.
+
+use std::io::Write;
+
+use toolgate::Classifier;
+
+use super::Format;
+
+/// Runs `explain`.
+pub fn run(
+    classifier: &Classifier,
+    format: Format,
+    command: &str,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let a = classifier.analyze(command);
+    if format == Format::Json {
+        serde_json::to_writer_pretty(&mut *out, &a)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "command: {command}")?;
+    writeln!(out, "label:   {}", super::classify::label_text(&a.label))?;
+    writeln!(out)?;
+    writeln!(out, "commands found ({}):", a.commands.len())?;
+    for (i, c) in a.commands.iter().enumerate() {
+        let indent = "  ".repeat(c.depth + 1);
+        let mut line = format!("{indent}{}. {}", i + 1, c.command);
+        if let Some([start, end]) = c.span {
+            line.push_str(&format!("   [bytes {start}..{end}]"));
+        }
+        writeln!(out, "{line}")?;
+        if let Some(via) = &c.via {
+            writeln!(out, "{indent}   run by: {via}")?;
+        }
+        if !c.wrappers.is_empty() {
+            writeln!(out, "{indent}   wrappers peeled: {}", c.wrappers.join(", "))?;
+        }
+        writeln!(out, "{indent}   tokens: {}", c.canonical)?;
+        for id in &c.destructive {
+            if let Some(rule) = classifier.taxonomy().rule(id) {
+                writeln!(
+                    out,
+                    "{indent}   destructive: {id} ({}, {}) {}:{}",
+                    rule.category, rule.blast_radius, rule.file, rule.line
+                )?;
+            }
+        }
+        for id in &c.safe {
+            if let Some(rule) = classifier.taxonomy().rule(id) {
+                writeln!(
+                    out,
+                    "{indent}   safe shape: {id} ({}) {}:{}",
+                    rule.category, rule.file, rule.line
+                )?;
+            }
+        }
+    }
+    let other: Vec<_> = a
+        .findings
+        .iter()
+        .filter(|f| !a.commands.iter().any(|c| c.destructive.contains(&f.rule)))
+        .collect();
+    if !other.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "SQL and code findings:")?;
+        for f in other {
+            writeln!(
+                out,
+                "  {} ({}, {}) in: {}",
+                f.rule, f.category, f.blast_radius, f.matched
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "verdict:")?;
+    if let Some(worst) = a
+        .findings
+        .iter()
+        .find(|f| f.category == a.label.category && Some(f.blast_radius) == a.label.blast_radius)
+    {
+        writeln!(
+            out,
+            "  destructive: `{}` matched; the worst blast radius wins ({})",
+            worst.rule, worst.blast_radius
+        )?;
+    } else if a.not_safe.is_empty() {
+        writeln!(out, "  safe: one plain command matched a safe shape whole")?;
+    }
+    for why in &a.not_safe {
+        writeln!(out, "  not safe: {why}")?;
+    }
+    Ok(())
+}
