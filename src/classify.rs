@@ -275,7 +275,7 @@ impl<'c> Walk<'c> {
                 via.unwrap_or("another command")
             ));
         }
-        let feeds = stdin_feeds(&script);
+        let feeds = stdin_feeds(&script, &self.c.tax);
         for (cmd, (stdin, source)) in script.commands.iter().zip(feeds) {
             self.command(cmd, stdin.as_deref(), source, depth, via);
         }
@@ -586,33 +586,31 @@ fn shell_quote(s: &str) -> String {
 /// previous pipeline stage), and the downloader or decoder upstream in its
 /// pipeline when the input came from the network or was decoded. One pass,
 /// so long pipelines stay linear.
-fn stdin_feeds(script: &Script) -> Vec<(Option<String>, Option<&'static str>)> {
-    // Per pipeline: the last command seen and the first source upstream.
+fn stdin_feeds(script: &Script, tax: &Taxonomy) -> Vec<(Option<String>, Option<&'static str>)> {
+    // Per pipeline: the last command seen and the first source found among
+    // the stages before it. Each command is examined as a source at most
+    // once, when a later stage first needs it.
     let mut state: HashMap<usize, (usize, Option<&'static str>)> = HashMap::new();
     let mut out = Vec::with_capacity(script.commands.len());
     for (i, cmd) in script.commands.iter().enumerate() {
-        let upstream = state.get(&cmd.pipeline).copied();
-        let feed = if let Some(text) = &cmd.stdin {
-            (Some(text.text.clone()), None)
-        } else if cmd.stage == 0 || cmd.pipeline == usize::MAX {
-            (None, None)
-        } else {
-            match upstream {
-                Some((prev, source)) => {
-                    let p = &script.commands[prev];
-                    let text = (p.stage + 1 == cmd.stage)
-                        .then(|| literal_output(p))
-                        .flatten();
-                    (text, source)
-                }
-                None => (None, None),
-            }
-        };
-        out.push(feed);
-        if cmd.pipeline != usize::MAX {
-            let source = upstream.and_then(|(_, s)| s).or_else(|| source_of(cmd));
-            state.insert(cmd.pipeline, (i, source));
+        let mut feed = (cmd.stdin.as_ref().map(|t| t.text.clone()), None);
+        if cmd.pipeline == usize::MAX {
+            out.push(feed);
+            continue;
         }
+        let mut source = None;
+        if cmd.stage > 0 {
+            if let Some((prev, upstream)) = state.get(&cmd.pipeline).copied() {
+                let p = &script.commands[prev];
+                source = upstream.or_else(|| source_of(p, tax));
+                if feed.0.is_none() && p.stage + 1 == cmd.stage {
+                    feed.0 = literal_output(p);
+                }
+                feed.1 = source;
+            }
+        }
+        out.push(feed);
+        state.insert(cmd.pipeline, (i, source));
     }
     out
 }
@@ -634,15 +632,11 @@ fn literal_output(p: &SimpleCommand) -> Option<String> {
     }
 }
 
-/// The network or decoding source a command is, if it is one.
-fn source_of(cmd: &SimpleCommand) -> Option<&'static str> {
-    let first = cmd.words.first()?;
-    let name = first
-        .text
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
+/// The network or decoding source a command is (wrappers peeled), if it is
+/// one.
+fn source_of(cmd: &SimpleCommand, tax: &Taxonomy) -> Option<&'static str> {
+    cmd.words.first()?;
+    let name = normalize::peel(&cmd.words, tax).name;
     normalize::DOWNLOADERS
         .iter()
         .chain(DECODERS)
