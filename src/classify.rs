@@ -598,6 +598,14 @@ fn stdin_feeds(script: &Script, tax: &Taxonomy) -> Vec<(Option<String>, Option<&
             out.push(feed);
             continue;
         }
+        if let Some((outer, _)) = cmd.upstream {
+            // Inside a compound stage: fed by the outer pipeline.
+            if let Some((prev, upstream)) = state.get(&outer).copied() {
+                feed.1 = upstream.or_else(|| source_of(&script.commands[prev], tax));
+            }
+            out.push(feed);
+            continue;
+        }
         let mut source = None;
         if cmd.stage > 0 {
             if let Some((prev, upstream)) = state.get(&cmd.pipeline).copied() {

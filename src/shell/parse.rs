@@ -111,8 +111,14 @@ pub(super) struct Parser<'a> {
     error: Option<ParseError>,
     pub(super) limit: Option<Limit>,
     heredocs: Vec<PendingHeredoc>,
+    /// The current pipeline's id and the current stage within it.
     pub(super) pipeline: usize,
     pub(super) stage: usize,
+    /// How many pipelines have been started (ids are never reused).
+    pipelines: usize,
+    /// Set while parsing a compound command that is a later pipeline stage
+    /// (`curl … | (cd x; sh)`): the outer pipeline and stage feeding it.
+    upstream: Option<(usize, usize)>,
 }
 
 impl<'a> Parser<'a> {
@@ -130,6 +136,8 @@ impl<'a> Parser<'a> {
             heredocs: Vec::new(),
             pipeline: 0,
             stage: 0,
+            pipelines: 0,
+            upstream: None,
         }
     }
 
@@ -380,7 +388,9 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_pipeline(&mut self) {
-        self.pipeline += 1;
+        self.pipelines += 1;
+        let id = self.pipelines;
+        self.pipeline = id;
         self.stage = 0;
         self.skip_blanks();
         // `!` and `time [-p]` prefix a whole pipeline.
@@ -422,7 +432,9 @@ impl<'a> Parser<'a> {
             if self.peek() == Some(b'|') && self.peek_at(1) != Some(b'|') {
                 self.pos += if self.peek_at(1) == Some(b'&') { 2 } else { 1 };
                 self.compound = true;
-                self.stage += 1;
+                let next = self.stage + 1;
+                self.pipeline = id;
+                self.stage = next;
                 self.skip_linebreaks();
                 if self.at_list_end(End::Reserved) {
                     self.fail("expected a command after `|`");
@@ -472,6 +484,25 @@ impl<'a> Parser<'a> {
         if self.failed() {
             return;
         }
+        // A compound command as a later pipeline stage reads that pipe: its
+        // first-stage commands record where their input comes from.
+        let (pipeline, stage, inherited) = (self.pipeline, self.stage, self.upstream);
+        if stage > 0 {
+            self.upstream = Some((pipeline, stage));
+        }
+        let compound = self.parse_compound();
+        (self.pipeline, self.stage, self.upstream) = (pipeline, stage, inherited);
+        if compound {
+            if !self.failed() {
+                self.parse_trailing_redirects();
+            }
+            return;
+        }
+        self.parse_simple_command();
+    }
+
+    /// Parses a compound command at the cursor, if there is one.
+    fn parse_compound(&mut self) -> bool {
         let compound = if self.starts_with(b"((") {
             self.compound = true;
             self.pos += 2;
@@ -481,7 +512,7 @@ impl<'a> Parser<'a> {
             self.compound = true;
             self.pos += 1;
             if !self.descend() {
-                return;
+                return true;
             }
             self.parse_list(End::Paren);
             self.depth -= 1;
@@ -495,7 +526,7 @@ impl<'a> Parser<'a> {
             self.compound = true;
             self.pos += 1;
             if !self.descend() {
-                return;
+                return true;
             }
             self.parse_list(End::Reserved);
             self.depth -= 1;
@@ -530,20 +561,14 @@ impl<'a> Parser<'a> {
             }
             self.skip_linebreaks();
             self.parse_command();
-            return;
+            return true;
         } else if self.starts_with(b"[[") && self.peek_at(2).is_none_or(is_meta) {
             self.parse_conditional();
             true
         } else {
             false
         };
-        if compound {
-            if !self.failed() {
-                self.parse_trailing_redirects();
-            }
-            return;
-        }
-        self.parse_simple_command();
+        compound
     }
 
     fn parse_body_list(&mut self) {
@@ -712,6 +737,7 @@ impl<'a> Parser<'a> {
             pipeline: self.pipeline,
             stage: self.stage,
             in_substitution: self.subst_level > 0,
+            upstream: if self.stage == 0 { self.upstream } else { None },
             ..SimpleCommand::default()
         };
         loop {
@@ -763,6 +789,7 @@ impl<'a> Parser<'a> {
             pipeline: self.pipeline,
             stage: self.stage,
             in_substitution: self.subst_level > 0,
+            upstream: if self.stage == 0 { self.upstream } else { None },
             ..SimpleCommand::default()
         };
         let start = self.pos;
@@ -787,6 +814,7 @@ impl<'a> Parser<'a> {
             pipeline: self.pipeline,
             stage: self.stage,
             in_substitution: self.subst_level > 0,
+            upstream: if self.stage == 0 { self.upstream } else { None },
             ..SimpleCommand::default()
         };
         let mut heredoc_marks: Vec<usize> = Vec::new();

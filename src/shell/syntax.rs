@@ -131,6 +131,9 @@ pub struct SimpleCommand {
     pub stage: usize,
     /// True when the command runs inside a command or process substitution.
     pub in_substitution: bool,
+    /// For a command inside a compound command that is itself a later
+    /// pipeline stage (`curl … | (cd x; sh)`): that outer pipeline and stage.
+    pub upstream: Option<(usize, usize)>,
     /// Byte range in the script.
     pub span: Range<usize>,
 }
