@@ -503,7 +503,7 @@ impl<'a> Parser<'a> {
 
     /// Parses a compound command at the cursor, if there is one.
     fn parse_compound(&mut self) -> bool {
-        let compound = if self.starts_with(b"((") {
+        if self.starts_with(b"((") {
             self.compound = true;
             self.pos += 2;
             self.read_arith_body();
@@ -567,8 +567,7 @@ impl<'a> Parser<'a> {
             true
         } else {
             false
-        };
-        compound
+        }
     }
 
     fn parse_body_list(&mut self) {
