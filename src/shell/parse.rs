@@ -561,7 +561,7 @@ impl<'a> Parser<'a> {
             }
             self.skip_linebreaks();
             self.parse_command();
-            return true;
+            true
         } else if self.starts_with(b"[[") && self.peek_at(2).is_none_or(is_meta) {
             self.parse_conditional();
             true
