@@ -54,6 +54,8 @@
 
 pub mod classify;
 pub mod error;
+pub mod gate;
+pub mod hook;
 pub mod label;
 pub mod matcher;
 pub mod normalize;

@@ -2,6 +2,8 @@
 
 mod cli;
 mod differential;
+mod gate;
+mod hooks;
 mod labels;
 mod malicious;
 mod own_corpus;

@@ -9,6 +9,7 @@
 mod check;
 mod classify;
 mod explain;
+mod hook;
 mod scan;
 
 use std::io::{self, Write};
@@ -62,6 +63,10 @@ pub enum Command {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Answer one agent hook payload on stdin (Claude Code, Codex, Gemini
+    /// CLI, docker-agent): always a well-formed answer, fail-closed on bad
+    /// input.
+    Hook(hook::HookArgs),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -76,6 +81,13 @@ pub enum Command {
 /// Runs the command line and maps errors to exit code 2.
 pub fn main() -> ExitCode {
     let args = Args::parse();
+    if let Command::Hook(hook_args) = args.command {
+        // The hook answers on every path, in its client's protocol: it does
+        // not go through the generic error handling below.
+        let taxonomy = args.taxonomy;
+        let load = move || classify::load(taxonomy.as_deref()).map_err(|e| format!("{e:#}"));
+        return ExitCode::from(hook::run(load, hook_args));
+    }
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     match run(args, &mut out).and_then(|ok| out.flush().map(|()| ok).map_err(anyhow::Error::from)) {
         Ok(true) => ExitCode::SUCCESS,
@@ -95,6 +107,11 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// `hook` is dispatched in [`main`] before this point.
+fn unreachable_hook() -> anyhow::Result<bool> {
+    anyhow::bail!("internal: hook is handled before run")
+}
+
 /// Runs one subcommand; `Ok(false)` means "ran, but the answer is a
 /// failure" (exit status 1).
 fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
@@ -108,5 +125,6 @@ fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
         Command::Explain { format, command } => {
             explain::run(classifier, format, &command.join(" "), out).map(|()| true)
         }
+        Command::Hook(_) => unreachable_hook(),
     }
 }

@@ -1,0 +1,142 @@
+//! `toolgate hook`: one payload in, one answer out, and never a crash.
+//!
+//! Mode precedence: `--mode`, then `TOOLGATE_MODE`, then the config file's
+//! `mode`, else the legacy default. Config file: `--config`, then
+//! `TOOLGATE_CONFIG`, then `$XDG_CONFIG_HOME/toolgate/config.toml` (or
+//! `~/.config/toolgate/config.toml`) when it exists. Headless: `--headless`,
+//! `TOOLGATE_HEADLESS=1`, or `headless = true` in the file.
+
+use std::io::{self, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use clap::Args as ClapArgs;
+use toolgate::gate::{Gate, GateConfig};
+use toolgate::hook::{self, fail_closed, Answer, HookConfig, HookOptions, Protocol};
+use toolgate::Classifier;
+
+/// Options of `toolgate hook`.
+#[derive(Debug, ClapArgs)]
+pub struct HookArgs {
+    /// claude, codex, gemini or docker-agent (default: detected from the
+    /// payload).
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// strict, balanced, restricted or autonomous (an unrecognised name is
+    /// strict).
+    #[arg(long)]
+    pub mode: Option<String>,
+    /// A TOML configuration file (mode, rules, tool hints).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Turn every ask into a deny, for runs with nobody to answer.
+    #[arg(long)]
+    pub headless: bool,
+    /// docker-agent protocol: attach the label's metadata, decide nothing.
+    #[arg(long)]
+    pub label_only: bool,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn config_path(flag: Option<PathBuf>) -> Option<PathBuf> {
+    if let Some(p) = flag.or_else(|| env("TOOLGATE_CONFIG").map(PathBuf::from)) {
+        return Some(p);
+    }
+    let base = env("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    let p = base.join("toolgate/config.toml");
+    p.is_file().then_some(p)
+}
+
+/// Runs the hook; returns the exit status. Every path prints an answer.
+pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: HookArgs) -> u8 {
+    let protocol_flag = args.protocol.as_deref().map(Protocol::parse);
+    let bad_protocol = matches!(protocol_flag, Some(None));
+    let mut opts = HookOptions {
+        protocol: protocol_flag.flatten(),
+        headless: args.headless
+            || env("TOOLGATE_HEADLESS").is_some_and(|v| v != "0" && v != "false"),
+        label_only: args.label_only,
+    };
+    let payload = hook::read_payload(io::stdin().lock());
+    let answer = panic::catch_unwind(AssertUnwindSafe(|| {
+        if bad_protocol {
+            return fail_closed(
+                None,
+                &format!(
+                    "unknown --protocol `{}` (use claude, codex, gemini or docker-agent)",
+                    args.protocol.as_deref().unwrap_or_default()
+                ),
+                opts,
+            );
+        }
+        let payload = match &payload {
+            Ok(p) => p,
+            Err(why) => return fail_closed(opts.protocol, why, opts),
+        };
+        // Know the client before anything else can fail, so that a broken
+        // config or taxonomy is still answered in its protocol.
+        if opts.protocol.is_none() {
+            opts.protocol = serde_json::from_slice::<serde_json::Value>(payload)
+                .ok()
+                .map(|v| hook::detect(&v));
+        }
+        // Load the taxonomy only for a payload worth classifying: a bad
+        // payload is answered before any of that work.
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(payload) {
+            if let Err(why) = hook::parse_request(&v) {
+                return fail_closed(opts.protocol, &why, opts);
+            }
+        }
+        let classifier = match load() {
+            Ok(c) => c,
+            Err(e) => {
+                return fail_closed(
+                    opts.protocol,
+                    &format!("the taxonomy did not load: {e}"),
+                    opts,
+                )
+            }
+        };
+        let mode = args.mode.clone().or_else(|| env("TOOLGATE_MODE"));
+        let gate_config = match config_path(args.config.clone()) {
+            None => GateConfig {
+                mode,
+                ..GateConfig::default()
+            },
+            Some(path) => {
+                let name = path.display().to_string();
+                let parsed = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("{name}: {e}"))
+                    .and_then(|text| HookConfig::parse(&name, &text).map_err(|e| e.to_string()));
+                match parsed.and_then(|c| {
+                    opts.headless |= c.headless;
+                    c.gate_config(&name, mode).map_err(|e| e.to_string())
+                }) {
+                    Ok(g) => g,
+                    Err(e) => {
+                        return fail_closed(opts.protocol, &format!("bad configuration: {e}"), opts)
+                    }
+                }
+            }
+        };
+        let gate = Gate::new(classifier, gate_config);
+        hook::respond(&gate, payload, opts)
+    }))
+    .unwrap_or_else(|_| fail_closed(opts.protocol, "internal error", opts));
+    emit(&answer)
+}
+
+fn emit(answer: &Answer) -> u8 {
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(answer.stdout.as_bytes());
+    let _ = out.flush();
+    if !answer.stderr.is_empty() {
+        let _ = io::stderr().write_all(answer.stderr.as_bytes());
+    }
+    answer.exit_code
+}

@@ -1,0 +1,153 @@
+//! Decisions and safety modes: the (mode × label) gating table.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::label::{Class, Label, Origin};
+
+/// What happens to a tool call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Ask a person first.
+    Ask,
+    /// Do not run it.
+    Deny,
+}
+
+impl Decision {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+impl fmt::Display for Decision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A row of the gating table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// No mode chosen: ask for everything except a tool whose read-only
+    /// annotation marks it safe.
+    Legacy,
+    /// Ask for everything.
+    Strict,
+    /// Allow safe, ask for the rest.
+    Balanced,
+    /// Allow safe, deny the rest.
+    Restricted,
+    /// Allow everything.
+    Autonomous,
+}
+
+/// A mode name after normalisation, with a note when the name was not
+/// recognised (and strict was used instead).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModeChoice {
+    /// The mode in force.
+    pub mode: Mode,
+    /// Set when the requested name was not recognised.
+    pub unrecognised: Option<String>,
+}
+
+impl Mode {
+    /// Normalises a mode name. `None` (or an empty name) is the legacy
+    /// default; the aliases `unsafe` (autonomous), `safer` and `safe-auto`
+    /// (balanced) are accepted; anything else is strict, so that bad input
+    /// never widens approval.
+    ///
+    /// ```
+    /// use toolgate::gate::Mode;
+    /// assert_eq!(Mode::parse(None).mode, Mode::Legacy);
+    /// assert_eq!(Mode::parse(Some("Safe-Auto")).mode, Mode::Balanced);
+    /// assert_eq!(Mode::parse(Some("unsafe")).mode, Mode::Autonomous);
+    /// assert_eq!(Mode::parse(Some("yolo!")).mode, Mode::Strict);
+    /// ```
+    pub fn parse(name: Option<&str>) -> ModeChoice {
+        let Some(raw) = name.map(str::trim).filter(|s| !s.is_empty()) else {
+            return ModeChoice {
+                mode: Mode::Legacy,
+                unrecognised: None,
+            };
+        };
+        let mode = match raw.to_ascii_lowercase().as_str() {
+            "strict" => Mode::Strict,
+            "balanced" | "safer" | "safe-auto" | "safe_auto" => Mode::Balanced,
+            "restricted" => Mode::Restricted,
+            "autonomous" | "unsafe" => Mode::Autonomous,
+            _ => {
+                return ModeChoice {
+                    mode: Mode::Strict,
+                    unrecognised: Some(raw.to_string()),
+                }
+            }
+        };
+        ModeChoice {
+            mode,
+            unrecognised: None,
+        }
+    }
+
+    /// The canonical name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Legacy => "legacy",
+            Mode::Strict => "strict",
+            Mode::Balanced => "balanced",
+            Mode::Restricted => "restricted",
+            Mode::Autonomous => "autonomous",
+        }
+    }
+
+    /// The stable source string a verdict from this mode carries.
+    pub fn source(self) -> &'static str {
+        match self {
+            Mode::Legacy => "mode_legacy",
+            Mode::Strict => "mode_strict",
+            Mode::Balanced => "mode_balanced",
+            Mode::Restricted => "mode_restricted",
+            Mode::Autonomous => "yolo",
+        }
+    }
+
+    /// The table itself.
+    ///
+    /// | mode | safe | destructive | unknown |
+    /// |---|---|---|---|
+    /// | strict | ask | ask | ask |
+    /// | balanced | allow | ask | ask |
+    /// | restricted | allow | deny | deny |
+    /// | autonomous | allow | allow | allow |
+    /// | legacy | ask (allow when the safe label comes from a read-only annotation) | ask | ask |
+    pub fn decide(self, label: &Label) -> Decision {
+        use Decision::{Allow, Ask, Deny};
+        match (self, label.class) {
+            (Mode::Strict, _) => Ask,
+            (Mode::Balanced, Class::Safe) => Allow,
+            (Mode::Balanced, _) => Ask,
+            (Mode::Restricted, Class::Safe) => Allow,
+            (Mode::Restricted, _) => Deny,
+            (Mode::Autonomous, _) => Allow,
+            (Mode::Legacy, Class::Safe) if label.origin == Origin::Annotation => Allow,
+            (Mode::Legacy, _) => Ask,
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,152 @@
+//! The gate: rules first, then the mode's row for the call's label.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::mode::{Decision, Mode, ModeChoice};
+use super::rules::Rules;
+use crate::classify::Classifier;
+use crate::label::Label;
+use crate::tools::{Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
+
+/// What the gate says about one call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// Allow, ask or deny.
+    pub decision: Decision,
+    /// Why, for a person.
+    pub reason: String,
+    /// The call's label.
+    pub label: Label,
+    /// A stable string naming what decided: `rule_deny`, `rule_allow`,
+    /// `rule_ask`, `mode_strict`, `mode_balanced`, `mode_restricted`,
+    /// `yolo` (autonomous), `mode_legacy`, or `fail_closed`.
+    pub source: String,
+}
+
+/// How a gate is set up.
+#[derive(Clone, Debug, Default)]
+pub struct GateConfig {
+    /// The mode name as given (`None`: the legacy default).
+    pub mode: Option<String>,
+    /// Permission rules.
+    pub rules: Rules,
+    /// Tool names treated as the shell tool (default: [`DEFAULT_SHELL_TOOLS`]).
+    pub shell_tools: Option<Vec<String>>,
+    /// MCP hints for non-shell tools, by tool name.
+    pub hints: HashMap<String, Hints>,
+}
+
+/// Turns tool calls into verdicts.
+#[derive(Debug)]
+pub struct Gate<'c> {
+    labeler: ToolLabeler<'c>,
+    mode: ModeChoice,
+    rules: Rules,
+    hints: HashMap<String, Hints>,
+}
+
+impl<'c> Gate<'c> {
+    /// Builds a gate over a classifier.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolgate::gate::{Decision, Gate, GateConfig};
+    /// let classifier = toolgate::Classifier::embedded()?;
+    /// let gate = Gate::new(classifier, GateConfig { mode: Some("balanced".into()), ..GateConfig::default() });
+    /// let v = gate.decide("shell", &json!({"cmd": "git status"}), None);
+    /// assert_eq!((v.decision, v.source.as_str()), (Decision::Allow, "mode_balanced"));
+    /// let v = gate.decide("shell", &json!({"cmd": "rm -rf ~"}), None);
+    /// assert_eq!(v.decision, Decision::Ask);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn new(classifier: &'c Classifier, config: GateConfig) -> Gate<'c> {
+        let shell_tools = config
+            .shell_tools
+            .unwrap_or_else(|| DEFAULT_SHELL_TOOLS.iter().map(|s| s.to_string()).collect());
+        Gate {
+            labeler: ToolLabeler::new(classifier).shell_tools(shell_tools),
+            mode: Mode::parse(config.mode.as_deref()),
+            rules: config.rules,
+            hints: config.hints,
+        }
+    }
+
+    /// The mode in force.
+    pub fn mode(&self) -> Mode {
+        self.mode.mode
+    }
+
+    /// Is `tool` the shell tool?
+    pub fn is_shell_tool(&self, tool: &str) -> bool {
+        self.labeler.is_shell_tool(tool)
+    }
+
+    /// Decides one call. `hints` overrides the configured hints for the tool.
+    pub fn decide(&self, tool: &str, args: &Value, hints: Option<Hints>) -> Verdict {
+        let hints = hints
+            .or_else(|| self.hints.get(tool).copied())
+            .unwrap_or_default();
+        let label = self.labeler.label(tool, args, hints);
+        let shell = self.is_shell_tool(tool);
+        if let Some(rule) = self.rules.deny.iter().find(|r| r.denies(tool, args, shell)) {
+            return Verdict {
+                decision: Decision::Deny,
+                reason: format!("denied by rule `{}`", rule.text),
+                label,
+                source: "rule_deny".into(),
+            };
+        }
+        if let Some(rule) = self
+            .rules
+            .allow
+            .iter()
+            .find(|r| r.grants(tool, args, shell))
+        {
+            return Verdict {
+                decision: Decision::Allow,
+                reason: format!("allowed by rule `{}`", rule.text),
+                label,
+                source: "rule_allow".into(),
+            };
+        }
+        // Ask rules read the command as eagerly as deny rules: asking is
+        // the cautious side.
+        if let Some(rule) = self.rules.ask.iter().find(|r| r.denies(tool, args, shell)) {
+            return Verdict {
+                decision: Decision::Ask,
+                reason: format!("rule `{}` asks for confirmation", rule.text),
+                label,
+                source: "rule_ask".into(),
+            };
+        }
+        let mode = self.mode.mode;
+        let decision = mode.decide(&label);
+        let mut reason = format!(
+            "{} ({}{}) in {} mode",
+            label.class,
+            label.blast_radius.map_or("", |r| r.as_str()),
+            if label.category.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", label.category)
+            },
+            mode
+        );
+        if !label.reason.is_empty() {
+            reason.push_str(": ");
+            reason.push_str(&label.reason);
+        }
+        if let Some(bad) = &self.mode.unrecognised {
+            reason.push_str(&format!(" (unrecognised mode `{bad}`: using strict)"));
+        }
+        Verdict {
+            decision,
+            reason,
+            label,
+            source: mode.source().into(),
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The hook's configuration file (TOML): mode, permission rules, shell tool
+//! names and MCP hints for other tools.
+//!
+//! ```toml
+//! mode = "balanced"            # strict | balanced | restricted | autonomous
+//! headless = false             # turn ask into deny (for `gemini -p`, CI)
+//! shell_tools = ["Bash", "run_shell_command", "shell"]
+//!
+//! [rules]
+//! allow = ["shell:cmd=cargo test*"]
+//! ask   = ["shell:cmd=git push*"]
+//! deny  = ["shell:cmd=terraform apply*", "mcp__github__delete_repository"]
+//!
+//! [tools.Read]
+//! read_only = true
+//! [tools.mcp__github__delete_repository]
+//! destructive = true
+//! ```
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Deserialize;
+
+use crate::gate::{GateConfig, RuleError, Rules};
+use crate::tools::Hints;
+
+/// The file as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// The safety mode.
+    pub mode: Option<String>,
+    /// Turn every ask into a deny.
+    #[serde(default)]
+    pub headless: bool,
+    /// Tool names treated as the shell tool.
+    pub shell_tools: Option<Vec<String>>,
+    /// Permission rules.
+    #[serde(default)]
+    pub rules: RuleLists,
+    /// Hints for non-shell tools, by name.
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolHints>,
+}
+
+/// `[rules]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleLists {
+    /// Allow rules.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Ask rules.
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// Deny rules.
+    #[serde(default)]
+    pub deny: Vec<String>,
+}
+
+/// `[tools.NAME]`.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolHints {
+    /// The tool only reads.
+    pub read_only: Option<bool>,
+    /// The tool may destroy something.
+    pub destructive: Option<bool>,
+}
+
+/// A configuration file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// Not valid TOML for the schema (the message names line and key).
+    #[error("{file}: {message}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// A permission rule is malformed.
+    #[error("{file}: [rules]: {source}")]
+    Rule {
+        /// The file.
+        file: String,
+        /// The rule error.
+        source: RuleError,
+    },
+}
+
+impl HookConfig {
+    /// Parses a configuration file's text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<HookConfig, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Syntax {
+            file: file.to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    /// The gate configuration this file describes. `mode` overrides the
+    /// file's mode (the flag and environment come first).
+    pub fn gate_config(&self, file: &str, mode: Option<String>) -> Result<GateConfig, ConfigError> {
+        let rules = Rules::parse(&self.rules.allow, &self.rules.ask, &self.rules.deny).map_err(
+            |source| ConfigError::Rule {
+                file: file.to_string(),
+                source,
+            },
+        )?;
+        let hints: HashMap<String, Hints> = self
+            .tools
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    Hints {
+                        read_only: v.read_only,
+                        destructive: v.destructive,
+                    },
+                )
+            })
+            .collect();
+        Ok(GateConfig {
+            mode: mode.or_else(|| self.mode.clone()),
+            rules,
+            shell_tools: self.shell_tools.clone(),
+            hints,
+        })
+    }
+}

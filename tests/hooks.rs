@@ -1,0 +1,362 @@
+//! `toolgate hook` as each agent runs it: real payloads in, protocol answers
+//! out, and a well-formed fail-closed answer for every kind of bad input.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+struct Out {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn hook(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    cmd.arg("hook").args(args);
+    cmd.env_remove("TOOLGATE_MODE")
+        .env_remove("TOOLGATE_CONFIG")
+        .env_remove("TOOLGATE_HEADLESS");
+    cmd.env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut pipe) = child.stdin.take() {
+        let _ = pipe.write_all(stdin);
+    }
+    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    Out {
+        code: o.status.code(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+fn json_out(o: &Out) -> Value {
+    serde_json::from_str(o.stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {:?} stderr {:?} code {:?}",
+            o.stdout, o.stderr, o.code
+        )
+    })
+}
+
+fn claude_payload(command: &str) -> Vec<u8> {
+    json!({
+        "session_id": "s", "transcript_path": "/t.jsonl", "cwd": "/p", "prompt_id": "p",
+        "permission_mode": "default", "effort": {"level": "medium"},
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command, "description": "d"}, "tool_use_id": "toolu_1"
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn codex_payload(command: &str) -> Vec<u8> {
+    json!({
+        "session_id": "s", "turn_id": "t", "transcript_path": null, "cwd": "/p",
+        "hook_event_name": "PreToolUse", "model": "gpt", "permission_mode": "bypassPermissions",
+        "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "call_1"
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn gemini_payload(command: &str) -> Vec<u8> {
+    json!({
+        "session_id": "s", "transcript_path": "/t", "cwd": "/p", "hook_event_name": "BeforeTool",
+        "timestamp": "2026-11-30T09:31:01.259Z", "tool_name": "run_shell_command",
+        "tool_input": {"command": command, "description": "d"}
+    })
+    .to_string()
+    .into_bytes()
+}
+
+fn seed_payload(command: &str) -> Vec<u8> {
+    json!({"hook_event_name": "pre_tool_use", "tool_name": "shell", "tool_input": {"cmd": command}})
+        .to_string()
+        .into_bytes()
+}
+
+fn claude_decision(o: &Out) -> (String, String) {
+    let v = json_out(o);
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PreToolUse");
+    (
+        v["hookSpecificOutput"]["permissionDecision"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string(),
+        v["hookSpecificOutput"]["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+    )
+}
+
+#[test]
+fn captured_payloads_are_answered_in_their_protocol() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/protocols");
+    let Ok(files) = std::fs::read_dir(&dir) else {
+        eprintln!("skipping: ../shared/protocols is absent");
+        return;
+    };
+    let mut seen = 0;
+    for f in files.filter_map(|e| e.ok().map(|e| e.path())) {
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        if !name.ends_with(".json") {
+            continue;
+        }
+        let payload = std::fs::read(&f).unwrap_or_default();
+        let o = hook(&["--mode", "balanced"], &payload, &[]);
+        assert_eq!(o.code, Some(0), "{name}");
+        let v = json_out(&o);
+        if name.starts_with("gemini") {
+            assert_eq!(v["decision"], "ask", "{name}");
+        } else if name.starts_with("codex") {
+            assert_eq!(
+                v["hookSpecificOutput"]["permissionDecision"], "deny",
+                "{name}"
+            );
+        } else {
+            assert_eq!(
+                v["hookSpecificOutput"]["permissionDecision"], "ask",
+                "{name}"
+            );
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+}
+
+#[test]
+fn claude_allow_ask_deny() {
+    for (mode, cmd, want) in [
+        ("balanced", "git status", "allow"),
+        ("balanced", "rm -rf build", "ask"),
+        ("restricted", "rm -rf build", "deny"),
+        ("strict", "ls", "ask"),
+    ] {
+        let o = hook(
+            &["--protocol", "claude", "--mode", mode],
+            &claude_payload(cmd),
+            &[],
+        );
+        assert_eq!(o.code, Some(0));
+        let (d, reason) = claude_decision(&o);
+        assert_eq!(d, want, "{mode} {cmd}");
+        assert!(!reason.is_empty());
+    }
+    // Detected without --protocol.
+    let o = hook(&["--mode", "balanced"], &claude_payload("git status"), &[]);
+    assert_eq!(claude_decision(&o).0, "allow");
+}
+
+#[test]
+fn codex_never_answers_ask_and_every_deny_has_a_reason() {
+    for (mode, cmd, want) in [
+        ("balanced", "git status", "allow"),
+        ("balanced", "rm -rf build", "deny"),
+        ("strict", "ls", "deny"),
+        ("restricted", "curl x | sh", "deny"),
+        ("autonomous", "rm -rf build", "allow"),
+    ] {
+        let o = hook(&["--mode", mode], &codex_payload(cmd), &[]);
+        assert_eq!(o.code, Some(0));
+        let (d, reason) = claude_decision(&o);
+        assert_eq!(d, want, "{mode} {cmd}");
+        assert!(!reason.trim().is_empty(), "{mode} {cmd}");
+    }
+}
+
+#[test]
+fn gemini_allow_ask_deny_and_headless() {
+    for (args, env, cmd, want) in [
+        (vec!["--mode", "balanced"], vec![], "git status", "allow"),
+        (vec!["--mode", "balanced"], vec![], "rm -rf build", "ask"),
+        (vec!["--mode", "restricted"], vec![], "rm -rf build", "deny"),
+        (
+            vec!["--mode", "balanced", "--headless"],
+            vec![],
+            "rm -rf build",
+            "deny",
+        ),
+        (
+            vec!["--mode", "balanced"],
+            vec![("TOOLGATE_HEADLESS", "1")],
+            "rm -rf build",
+            "deny",
+        ),
+    ] {
+        let o = hook(&args, &gemini_payload(cmd), &env);
+        assert_eq!(o.code, Some(0));
+        let v = json_out(&o);
+        assert_eq!(v["decision"], want, "{args:?} {cmd}");
+        assert!(v["reason"].as_str().is_some_and(|r| !r.is_empty()));
+    }
+}
+
+#[test]
+fn seed_runtime_shape_with_metadata_and_label_only() {
+    let o = hook(&["--mode", "balanced"], &seed_payload("rm -rf /tmp/x"), &[]);
+    let v = json_out(&o);
+    let out = &v["hook_specific_output"];
+    assert_eq!(out["hook_event_name"], "pre_tool_use");
+    assert_eq!(out["permission_decision"], "ask");
+    assert_eq!(
+        out["metadata"],
+        json!({"safety_label": "destructive", "blast_radius": "high", "category": "fs-delete",
+               "reason": "recursive delete: whole directory trees are removed with no undo"})
+    );
+    let o = hook(&["--label-only"], &seed_payload("git status"), &[]);
+    let v = json_out(&o);
+    assert!(v["hook_specific_output"]
+        .get("permission_decision")
+        .is_none());
+    assert_eq!(
+        v["hook_specific_output"]["metadata"]["safety_label"],
+        "safe"
+    );
+}
+
+#[test]
+fn mode_precedence_flag_then_env_then_config() {
+    let dir = std::env::temp_dir().join(format!("toolgate-hook-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.join("config.toml");
+    std::fs::write(
+        &cfg,
+        "mode = \"restricted\"\n[rules]\nallow = [\"shell:cmd=make*\"]\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cfg_s = cfg.to_string_lossy().into_owned();
+    let decide = |args: &[&str], env: &[(&str, &str)], cmd: &str| {
+        claude_decision(&hook(args, &claude_payload(cmd), env)).0
+    };
+    assert_eq!(decide(&["--config", &cfg_s], &[], "npm test"), "deny");
+    assert_eq!(decide(&["--config", &cfg_s], &[], "make test"), "allow");
+    assert_eq!(
+        decide(
+            &["--config", &cfg_s],
+            &[("TOOLGATE_MODE", "autonomous")],
+            "npm test"
+        ),
+        "allow"
+    );
+    assert_eq!(
+        decide(
+            &["--config", &cfg_s, "--mode", "strict"],
+            &[("TOOLGATE_MODE", "autonomous")],
+            "npm test"
+        ),
+        "ask"
+    );
+    assert_eq!(
+        decide(&[], &[("TOOLGATE_CONFIG", &cfg_s)], "npm test"),
+        "deny"
+    );
+    // A broken config fails closed and names the file and line.
+    std::fs::write(&cfg, "mode = \"balanced\"\nrulez = 1\n").unwrap_or_else(|e| panic!("{e}"));
+    let (d, reason) = claude_decision(&hook(&["--config", &cfg_s], &claude_payload("ls"), &[]));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(d, "ask");
+    assert!(
+        reason.contains("bad configuration")
+            && reason.contains("config.toml")
+            && reason.contains("line 2"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn malformed_input_fails_closed_in_every_protocol() {
+    let big = {
+        let mut p = b"{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"".to_vec();
+        p.extend(std::iter::repeat_n(b'a', 10 << 20));
+        p.extend(b"\"}}");
+        p
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("truncated", b"{\"tool_name\": \"Bash\", \"tool_in".to_vec()),
+        ("not json", b"rm -rf /".to_vec()),
+        ("empty", Vec::new()),
+        ("array", b"[1, 2]".to_vec()),
+        (
+            "tool_name not a string",
+            b"{\"tool_name\": 5, \"tool_input\": {\"command\": \"ls\"}}".to_vec(),
+        ),
+        (
+            "tool_input not an object",
+            b"{\"tool_name\": \"Bash\", \"tool_input\": \"ls\"}".to_vec(),
+        ),
+        (
+            "command not a string",
+            b"{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": 7}}".to_vec(),
+        ),
+        (
+            "empty command",
+            b"{\"tool_name\": \"Bash\", \"tool_input\": {\"command\": \"  \"}}".to_vec(),
+        ),
+        ("no tool_input", b"{\"tool_name\": \"Bash\"}".to_vec()),
+        ("10 MiB", big),
+    ];
+    for (protocol, want) in [
+        ("claude", "ask"),
+        ("codex", "deny"),
+        ("gemini", "ask"),
+        ("docker-agent", "ask"),
+    ] {
+        for (name, payload) in &cases {
+            let started = std::time::Instant::now();
+            let o = hook(
+                &["--protocol", protocol, "--mode", "autonomous"],
+                payload,
+                &[],
+            );
+            let _elapsed = started.elapsed();
+            assert_eq!(o.code, Some(0), "{protocol} {name}: {}", o.stderr);
+            let v = json_out(&o);
+            let (decision, reason) = match protocol {
+                "gemini" => (v["decision"].clone(), v["reason"].clone()),
+                "docker-agent" => (
+                    v["hook_specific_output"]["permission_decision"].clone(),
+                    v["hook_specific_output"]["permission_decision_reason"].clone(),
+                ),
+                _ => (
+                    v["hookSpecificOutput"]["permissionDecision"].clone(),
+                    v["hookSpecificOutput"]["permissionDecisionReason"].clone(),
+                ),
+            };
+            assert_eq!(decision, want, "{protocol} {name}");
+            assert!(
+                reason
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("toolgate could not check this call")),
+                "{protocol} {name}: {reason}"
+            );
+        }
+    }
+    // Without a protocol to answer in, the answer every client reads as a
+    // block: exit 2 with the reason on stderr.
+    let o = hook(&[], b"not json", &[]);
+    assert_eq!(o.code, Some(2));
+    assert!(o.stdout.is_empty());
+    assert!(
+        o.stderr.contains("could not check this call"),
+        "{}",
+        o.stderr
+    );
+    let o = hook(&["--protocol", "nonsense"], &claude_payload("ls"), &[]);
+    assert_eq!(o.code, Some(2));
+}
