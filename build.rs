@@ -1,5 +1,51 @@
-//! Rebuilds the crate when the embedded taxonomy changes: include_dir does
-//! not tell cargo about files added to the directory.
+//! Converts the embedded taxonomy from TOML to JSON at build time.
+//!
+//! The TOML files stay the source people edit and the one `cargo test`
+//! validates line by line. The binary also carries a JSON rendering of each
+//! file, because a hook runs as a fresh process for every tool call and
+//! parsing JSON costs a fraction of parsing TOML.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn collect(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, root, out);
+        } else if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+            let rel = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push((rel, path));
+        }
+    }
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=taxonomy");
+    let root = Path::new("taxonomy");
+    let mut files = Vec::new();
+    collect(root, root, &mut files);
+    files.sort();
+    let mut code = String::from("/// The embedded taxonomy files rendered as JSON, by relative path.\npub static EMBEDDED_JSON: &[(&str, &str)] = &[\n");
+    for (rel, path) in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        // A file that does not parse is left out here; the TOML loader
+        // reports it with its line, and the tests fail on it.
+        let Ok(value) = text.parse::<toml::Table>() else {
+            continue;
+        };
+        let json = serde_json::to_string(&value).unwrap_or_default();
+        let _ = writeln!(code, "    ({rel:?}, {json:?}),");
+    }
+    code.push_str("];\n");
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
+    let _ = std::fs::write(out.join("embedded_taxonomy.rs"), code);
 }

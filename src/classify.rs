@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class, Label, Origin};
+use crate::matcher::compile::compile_one;
 use crate::matcher::Matcher;
 use crate::normalize::{self, canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
@@ -83,31 +84,34 @@ pub struct Analysis {
 pub struct Classifier {
     tax: Taxonomy,
     matcher: Matcher,
-    code_strings: [Regex; 3],
+    /// Shell strings inside interpreter code (compiled on first use).
+    code_strings: OnceLock<Option<[Regex; 3]>>,
 }
 
 impl Classifier {
     /// Compiles a classifier from a validated taxonomy.
     pub fn new(tax: Taxonomy) -> Result<Classifier, TaxonomyError> {
-        let matcher = Matcher::new(&tax)?;
-        let build = |src: &str| {
-            Regex::new(src).map_err(|e| TaxonomyError::Build {
-                what: "code string extraction".into(),
-                message: e.to_string(),
-            })
-        };
-        // Shell strings inside interpreter code: the first string argument of
-        // an exec-like call, list arguments, and backquotes.
-        let calls = r"(?:system|exec|execSync|execFileSync|spawnSync|spawn|popen|Popen|check_output|check_call|call|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture2|capture3|Command)";
+        let matcher = Matcher::new(&tax);
         Ok(Classifier {
             tax,
             matcher,
-            code_strings: [
-                build(&format!(r#"{calls}\s*\(\s*(?:'([^']*)'|"([^"]*)")"#))?,
-                build(&format!(r#"{calls}\s*\(\s*\[([^\]]*)\]"#))?,
-                build(r"`([^`]*)`")?,
-            ],
+            code_strings: OnceLock::new(),
         })
+    }
+
+    /// The patterns that find shell strings in interpreter code: the first
+    /// string argument of an exec-like call, list arguments, and backquotes.
+    fn code_strings(&self) -> Option<&[Regex; 3]> {
+        self.code_strings
+            .get_or_init(|| {
+                let calls = r"(?:system|exec|execSync|execFileSync|spawnSync|spawn|popen|Popen|check_output|check_call|call|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture2|capture3|Command)";
+                Some([
+                    compile_one(&format!(r#"{calls}\s*\(\s*(?:'([^']*)'|"([^"]*)")"#)).ok()?,
+                    compile_one(&format!(r#"{calls}\s*\(\s*\[([^\]]*)\]"#)).ok()?,
+                    compile_one(r"`([^`]*)`").ok()?,
+                ])
+            })
+            .as_ref()
     }
 
     /// The classifier over the embedded taxonomy, compiled once per process.
@@ -119,6 +123,13 @@ impl Classifier {
         })
         .as_ref()
         .map_err(Clone::clone)
+    }
+
+    /// Compiles every automaton now instead of on first use (the test suite
+    /// does this to catch a broken pattern; a long-running process may
+    /// prefer to pay up front).
+    pub fn compile_all(&self) -> Result<(), TaxonomyError> {
+        self.matcher.compile_all(&self.tax)
     }
 
     /// The taxonomy this classifier was built from.
@@ -363,9 +374,14 @@ impl<'c> Walk<'c> {
         let m = &self.c.matcher;
         let mut hits = std::mem::take(&mut self.scratch);
         hits.clear();
-        m.command_matches(tax, &m.destructive, &canon, &mut hits);
         let display = inv.display();
-        m.line.matches_into(&display, &mut hits);
+        let mut broken = Vec::new();
+        if let Err(e) = m.command_matches(tax, &m.destructive, &canon, &mut hits) {
+            broken.push(e);
+        }
+        if let Err(e) = m.line_matches(tax, &inv.name, &display, &mut hits) {
+            broken.push(e);
+        }
         let mut examined = Examined {
             command: display.clone(),
             canonical: canon.readable(),
@@ -381,7 +397,12 @@ impl<'c> Walk<'c> {
             self.find(h, &display);
         }
         hits.clear();
-        m.command_matches(tax, &m.safe, &canon, &mut hits);
+        if let Err(e) = m.command_matches(tax, &m.safe, &canon, &mut hits) {
+            broken.push(e);
+        }
+        for e in broken {
+            self.refuse_safe(format!("taxonomy error: {e}"));
+        }
         for &h in &hits {
             examined.safe.push(tax.rules[h].id.clone());
         }
@@ -418,7 +439,14 @@ impl<'c> Walk<'c> {
                 Nested::Sql { client, text } => {
                     self.refuse_safe(format!("sends SQL to {client}"));
                     let mut hits = Vec::new();
-                    self.c.matcher.sql.matches_into(&text, &mut hits);
+                    if let Err(e) = self
+                        .c
+                        .matcher
+                        .sql
+                        .matches_into(&self.c.tax, &text, &mut hits)
+                    {
+                        self.refuse_safe(format!("taxonomy error: {e}"));
+                    }
                     for h in hits {
                         self.find(h, &excerpt(&text));
                     }
@@ -443,12 +471,23 @@ impl<'c> Walk<'c> {
 
     fn code(&mut self, lang: &str, text: &str, depth: usize) {
         let mut hits = Vec::new();
-        self.c.matcher.code.matches_into(text, &mut hits);
+        if let Err(e) = self
+            .c
+            .matcher
+            .code
+            .matches_into(&self.c.tax, text, &mut hits)
+        {
+            self.refuse_safe(format!("taxonomy error: {e}"));
+        }
         for h in hits {
             self.find(h, &excerpt(text));
         }
         let mut strings: Vec<String> = Vec::new();
-        for (i, re) in self.c.code_strings.iter().enumerate() {
+        let Some(patterns) = self.c.code_strings() else {
+            self.refuse_safe("the code string patterns failed to compile");
+            return;
+        };
+        for (i, re) in patterns.iter().enumerate() {
             if i == 2 && !matches!(lang, "ruby" | "perl" | "php" | "jruby") {
                 continue;
             }

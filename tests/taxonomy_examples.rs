@@ -12,8 +12,15 @@ fn classifier() -> &'static Classifier {
 
 #[test]
 fn embedded_taxonomy_loads() {
+    // The fast path (build-time JSON, patterns generated on first use)...
     let tax = Taxonomy::embedded().map_err(|e| e.to_string());
     assert!(tax.is_ok(), "{tax:?}");
+    // ...every automaton compiles...
+    assert_eq!(classifier().compile_all().map_err(|e| e.to_string()), Ok(()));
+    // ...and the TOML sources pass every check, pattern syntax included.
+    let checked = toolgate::taxonomy::load_sources(&toolgate::taxonomy::embedded_sources())
+        .map_err(|e| e.to_string());
+    assert_eq!(checked.map(|t| t.rules.len()), tax.map(|t| t.rules.len()));
 }
 
 #[test]

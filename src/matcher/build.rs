@@ -1,90 +1,78 @@
 //! Building and searching the pattern groups.
+//!
+//! Structured entries are grouped by command word, and each group's
+//! automaton is compiled the first time a command with that word is seen. A
+//! hook process classifies one command, so it compiles the one or two groups
+//! it needs instead of the whole taxonomy; a bulk scan compiles each group
+//! once and reuses it for millions of lines.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
-use regex_automata::{Input, MatchKind, PatternSet};
+use regex_automata::{Input, PatternSet};
 
+use super::compile::{compile_many, compile_one};
 use crate::error::TaxonomyError;
+use crate::gate::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
 use crate::taxonomy::{RuleKind, Taxonomy};
 
-/// All patterns of one kind compiled into one automaton.
-#[derive(Debug)]
+/// Some patterns, compiled into one automaton on first use.
+#[derive(Debug, Default)]
 pub struct PatternGroup {
-    re: Option<Regex>,
+    /// What the group is, for error messages.
+    what: String,
     /// Rule index (into [`Taxonomy::rules`]) for each pattern id.
     rules: Vec<usize>,
-    /// Command words that can start a match: a prefilter for structured
-    /// groups, so that most commands never reach the automaton.
-    words: HashSet<String>,
-    /// True when some pattern starts with a wildcard command word.
-    any_word: bool,
+    compiled: OnceLock<Result<Option<Regex>, String>>,
 }
 
 impl PatternGroup {
-    fn build(
-        tax: &Taxonomy,
-        what: &str,
-        pick: impl Fn(usize) -> bool,
-    ) -> Result<Self, TaxonomyError> {
-        let mut patterns = Vec::new();
-        let mut rules = Vec::new();
-        let mut words = HashSet::new();
-        let mut any_word = false;
-        for (i, rule) in tax.rules.iter().enumerate() {
-            if !pick(i) {
-                continue;
-            }
-            patterns.push(rule.pattern.as_str());
-            rules.push(i);
-            for c in &rule.commands {
-                for alt in c.split('|') {
-                    if alt.contains('*') {
-                        any_word = true;
-                    }
-                    words.insert(alt.to_string());
-                }
-            }
-        }
-        let re = if patterns.is_empty() {
-            None
-        } else {
-            Some(
-                Regex::builder()
-                    .configure(
-                        Regex::config()
-                            .match_kind(MatchKind::All)
-                            .nfa_size_limit(Some(256 << 20))
-                            .hybrid_cache_capacity(16 << 20),
-                    )
-                    .build_many(&patterns)
-                    .map_err(|e| TaxonomyError::Build {
-                        what: what.to_string(),
-                        message: e.to_string(),
-                    })?,
-            )
-        };
-        Ok(PatternGroup {
-            re,
+    fn new(what: String, rules: Vec<usize>) -> PatternGroup {
+        PatternGroup {
+            what,
             rules,
-            words,
-            any_word,
-        })
+            compiled: OnceLock::new(),
+        }
     }
 
-    /// Could any pattern of this group apply to a command with this name?
-    pub fn may_match_word(&self, name: &str) -> bool {
-        self.any_word || self.words.contains(name)
+    fn regex(&self, tax: &Taxonomy) -> Result<Option<&Regex>, &str> {
+        self.compiled
+            .get_or_init(|| {
+                if self.rules.is_empty() {
+                    return Ok(None);
+                }
+                let patterns: Vec<&str> = self
+                    .rules
+                    .iter()
+                    .map(|&i| tax.rules[i].pattern.as_str())
+                    .collect();
+                compile_many(&patterns)
+                    .map(Some)
+                    .map_err(|e| format!("{}: {e}", self.what))
+            })
+            .as_ref()
+            .map(Option::as_ref)
+            .map_err(String::as_str)
     }
 
     /// Appends to `out` the rule index of every pattern matching `haystack`.
-    pub fn matches_into(&self, haystack: &str, out: &mut Vec<usize>) {
-        let Some(re) = &self.re else { return };
+    /// A group that failed to compile reports its error instead.
+    pub fn matches_into(
+        &self,
+        tax: &Taxonomy,
+        haystack: &str,
+        out: &mut Vec<usize>,
+    ) -> Result<(), String> {
+        let Some(re) = self.regex(tax).map_err(String::from)? else {
+            return Ok(());
+        };
         let mut set = PatternSet::new(re.pattern_len());
         re.which_overlapping_matches(&Input::new(haystack), &mut set);
         out.extend(set.iter().map(|pid| self.rules[pid.as_usize()]));
+        Ok(())
     }
 
     /// How many patterns the group holds.
@@ -98,73 +86,185 @@ impl PatternGroup {
     }
 }
 
+/// Structured patterns of one class, grouped by command word.
+#[derive(Debug, Default)]
+pub struct WordGroups {
+    by_word: HashMap<String, PatternGroup>,
+    /// Patterns whose command word is a glob (`mkfs.*`), with the globs.
+    globbed: PatternGroup,
+    globs: Vec<String>,
+}
+
+impl WordGroups {
+    fn build(
+        tax: &Taxonomy,
+        what: &str,
+        pick: impl Fn(&crate::taxonomy::Rule) -> bool,
+    ) -> WordGroups {
+        let mut words: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut globbed = Vec::new();
+        let mut globs = Vec::new();
+        for (i, rule) in tax.rules.iter().enumerate() {
+            if !pick(rule) {
+                continue;
+            }
+            for alt in rule.commands.iter().flat_map(|c| c.split('|')) {
+                if alt.contains('*') {
+                    if !globbed.contains(&i) {
+                        globbed.push(i);
+                    }
+                    globs.push(alt.to_string());
+                } else {
+                    let list = words.entry(alt.to_string()).or_default();
+                    if !list.contains(&i) {
+                        list.push(i);
+                    }
+                }
+            }
+        }
+        let by_word = words
+            .into_iter()
+            .map(|(w, rules)| {
+                let label = format!("{what} for `{w}`");
+                (w, PatternGroup::new(label, rules))
+            })
+            .collect();
+        WordGroups {
+            by_word,
+            globbed: PatternGroup::new(format!("{what} with glob command words"), globbed),
+            globs,
+        }
+    }
+
+    /// Every group that may apply to a command word.
+    fn groups_for(&self, name: &str) -> impl Iterator<Item = &PatternGroup> {
+        let glob = self
+            .globs
+            .iter()
+            .any(|g| glob_match(g, name))
+            .then_some(&self.globbed);
+        self.by_word.get(name).into_iter().chain(glob)
+    }
+
+    fn all(&self) -> impl Iterator<Item = &PatternGroup> {
+        self.by_word.values().chain(std::iter::once(&self.globbed))
+    }
+}
+
 /// The compiled taxonomy.
 #[derive(Debug)]
 pub struct Matcher {
     /// Destructive structured shapes, over canonical forms.
-    pub destructive: PatternGroup,
+    pub destructive: WordGroups,
     /// Safe structured shapes, over canonical forms.
-    pub safe: PatternGroup,
+    pub safe: WordGroups,
     /// SQL patterns, over SQL text.
     pub sql: PatternGroup,
     /// Code patterns, over interpreter code.
     pub code: PatternGroup,
-    /// Raw-regex patterns, over normalised command lines.
-    pub line: PatternGroup,
-    /// Per rule: the forbidden-token check, if any.
-    forbid: Vec<Option<Regex>>,
-    /// Per rule: the required-token check, if any.
-    require: Vec<Option<Regex>>,
+    /// Raw-regex patterns scoped to command words, over normalised command
+    /// lines.
+    pub line: WordGroups,
+    /// Raw-regex patterns for any command.
+    pub line_any: PatternGroup,
+    /// Per rule: the forbidden-token check, compiled on first use.
+    forbid: Vec<OnceLock<Option<Regex>>>,
+    /// Per rule: the required-token check, compiled on first use.
+    require: Vec<OnceLock<Option<Regex>>>,
 }
 
 impl Matcher {
-    /// Compiles every pattern group of a taxonomy.
-    pub fn new(tax: &Taxonomy) -> Result<Matcher, TaxonomyError> {
-        let kind = |i: usize| &tax.rules[i].kind;
-        let class = |i: usize| tax.rules[i].class;
-        let mut forbid = Vec::with_capacity(tax.rules.len());
-        let mut require = Vec::with_capacity(tax.rules.len());
-        let compile = |src: &Option<String>, id: &str| -> Result<Option<Regex>, TaxonomyError> {
-            match src {
-                Some(src) => Ok(Some(Regex::new(src).map_err(|e| TaxonomyError::Build {
-                    what: format!("post-checks of `{id}`"),
-                    message: e.to_string(),
-                })?)),
-                None => Ok(None),
-            }
+    /// Prepares the pattern groups of a taxonomy; automata are compiled on
+    /// first use (see [`Matcher::compile_all`] to compile them now).
+    pub fn new(tax: &Taxonomy) -> Matcher {
+        let pick = |kind: RuleKind| -> Vec<usize> {
+            tax.rules
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.kind == kind)
+                .map(|(i, _)| i)
+                .collect()
         };
-        for rule in &tax.rules {
-            forbid.push(compile(&rule.post.forbid, &rule.id)?);
-            require.push(compile(&rule.post.require, &rule.id)?);
+        let lazy = || (0..tax.rules.len()).map(|_| OnceLock::new()).collect();
+        let structured = |class: Class| {
+            move |r: &crate::taxonomy::Rule| r.kind == RuleKind::Command && r.class == class
+        };
+        let any_line: Vec<usize> = pick(RuleKind::Regex)
+            .into_iter()
+            .filter(|&i| tax.rules[i].commands.is_empty())
+            .collect();
+        Matcher {
+            destructive: WordGroups::build(
+                tax,
+                "destructive entries",
+                structured(Class::Destructive),
+            ),
+            safe: WordGroups::build(tax, "safe entries", structured(Class::Safe)),
+            sql: PatternGroup::new("sql entries".into(), pick(RuleKind::Sql)),
+            code: PatternGroup::new("code entries".into(), pick(RuleKind::Code)),
+            line: WordGroups::build(tax, "regex entries", |r| r.kind == RuleKind::Regex),
+            line_any: PatternGroup::new("regex entries for any command".into(), any_line),
+            forbid: lazy(),
+            require: lazy(),
         }
-        Ok(Matcher {
-            destructive: PatternGroup::build(tax, "destructive commands", |i| {
-                *kind(i) == RuleKind::Command && class(i) == Class::Destructive
-            })?,
-            safe: PatternGroup::build(tax, "safe commands", |i| {
-                *kind(i) == RuleKind::Command && class(i) == Class::Safe
-            })?,
-            sql: PatternGroup::build(tax, "sql", |i| *kind(i) == RuleKind::Sql)?,
-            code: PatternGroup::build(tax, "code", |i| *kind(i) == RuleKind::Code)?,
-            line: PatternGroup::build(tax, "command lines", |i| *kind(i) == RuleKind::Regex)?,
-            forbid,
-            require,
-        })
     }
 
-    /// Rules of `group` matching a canonical form, after post-checks.
+    /// Compiles every automaton now, reporting the first failure: for tests
+    /// and for long-running processes that prefer to pay up front.
+    pub fn compile_all(&self, tax: &Taxonomy) -> Result<(), TaxonomyError> {
+        let groups = self
+            .destructive
+            .all()
+            .chain(self.safe.all())
+            .chain(self.line.all())
+            .chain([&self.sql, &self.code, &self.line_any]);
+        for g in groups {
+            g.regex(tax).map_err(|message| TaxonomyError::Build {
+                what: g.what.clone(),
+                message: message.to_string(),
+            })?;
+        }
+        for rule in &tax.rules {
+            for src in [&rule.post.forbid, &rule.post.require]
+                .into_iter()
+                .flatten()
+            {
+                compile_one(src).map_err(|e| TaxonomyError::Build {
+                    what: format!("post-checks of `{}`", rule.id),
+                    message: e.to_string(),
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Raw-regex rules matching a command line whose command word is
+    /// `name`.
+    pub fn line_matches(
+        &self,
+        tax: &Taxonomy,
+        name: &str,
+        line: &str,
+        out: &mut Vec<usize>,
+    ) -> Result<(), String> {
+        for group in self.line.groups_for(name) {
+            group.matches_into(tax, line, out)?;
+        }
+        self.line_any.matches_into(tax, line, out)
+    }
+
+    /// Rules of `groups` matching a canonical form, after post-checks.
     pub fn command_matches(
         &self,
         tax: &Taxonomy,
-        group: &PatternGroup,
+        groups: &WordGroups,
         canon: &Canonical,
         out: &mut Vec<usize>,
-    ) {
-        if !group.may_match_word(canon.name()) {
-            return;
-        }
+    ) -> Result<(), String> {
         let start = out.len();
-        group.matches_into(&canon.text, out);
+        for group in groups.groups_for(canon.name()) {
+            group.matches_into(tax, &canon.text, out)?;
+        }
         let mut keep = start;
         for i in start..out.len() {
             let rule_idx = out[i];
@@ -174,18 +274,36 @@ impl Matcher {
             }
         }
         out.truncate(keep);
+        Ok(())
+    }
+
+    fn lazy_regex<'a>(
+        cell: &'a OnceLock<Option<Regex>>,
+        src: Option<&String>,
+    ) -> Option<&'a Regex> {
+        cell.get_or_init(|| src.and_then(|s| compile_one(s).ok()))
+            .as_ref()
     }
 
     fn post_check(&self, tax: &Taxonomy, rule_idx: usize, canon: &Canonical) -> bool {
         let rule = &tax.rules[rule_idx];
-        if let Some(Some(re)) = self.forbid.get(rule_idx) {
-            if re.is_match(&canon.text) {
-                return false;
+        // A check that cannot compile errs on the cautious side: a safe
+        // entry does not match, a destructive one still does.
+        let broken = rule.class == Class::Destructive;
+        if let Some(src) = &rule.post.forbid {
+            match Self::lazy_regex(&self.forbid[rule_idx], Some(src)) {
+                Some(re) if re.is_match(&canon.text) => return false,
+                Some(_) => {}
+                None if !broken => return false,
+                None => {}
             }
         }
-        if let Some(Some(re)) = self.require.get(rule_idx) {
-            if !re.is_match(&canon.text) {
-                return false;
+        if let Some(src) = &rule.post.require {
+            match Self::lazy_regex(&self.require[rule_idx], Some(src)) {
+                Some(re) if !re.is_match(&canon.text) => return false,
+                Some(_) => {}
+                None if !broken => return false,
+                None => {}
             }
         }
         if rule.post.max_args.is_some() || rule.post.min_args.is_some() {

@@ -6,5 +6,6 @@
 //! that every entry that applies is found in a single pass.
 
 mod build;
+pub mod compile;
 
-pub use build::{Matcher, PatternGroup};
+pub use build::{Matcher, PatternGroup, WordGroups};

@@ -8,8 +8,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use crate::matcher::compile::check_syntax;
 use include_dir::{include_dir, Dir};
-use regex_automata::meta::Regex;
 
 use super::model::{CommandSpec, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
 use super::pattern::{self, Shape};
@@ -70,38 +70,72 @@ pub const COMMANDS_FILE: &str = "commands.toml";
 /// The folder holding rule files.
 pub const RULES_DIR: &str = "rules/";
 
+/// A taxonomy file parsed into its schema.
+pub enum ParsedFile {
+    /// `commands.toml`.
+    Commands(CommandsFile),
+    /// A file under `rules/`.
+    Rules(RuleFile),
+}
+
 /// Validates and compiles a set of taxonomy files.
 ///
 /// `commands.toml` holds conventions; `rules/*.toml` hold entries. Other
-/// files (profiles, say) are ignored here.
+/// files (profiles, say) are ignored here. Every pattern's syntax is
+/// checked, so that an error names its file, line and entry.
 pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyError> {
-    let mut tax = Taxonomy::default();
-    if let Some((file, text)) = sources.iter().find(|(p, _)| p == COMMANDS_FILE) {
-        let parsed: CommandsFile = toml::from_str(text).map_err(|e| TaxonomyError::Syntax {
-            file: file.clone(),
-            message: e.to_string(),
-        })?;
-        load_commands(file, text, parsed, &mut tax)?;
-    }
-    let mut seen: HashMap<String, String> = HashMap::new();
+    let mut parsed = Vec::new();
     for (file, text) in sources {
-        if !file.starts_with(RULES_DIR) {
-            continue;
-        }
-        let parsed: RuleFile = toml::from_str(text).map_err(|e| TaxonomyError::Syntax {
+        let syntax = |e: toml::de::Error| TaxonomyError::Syntax {
             file: file.clone(),
             message: e.to_string(),
-        })?;
+        };
+        if file == COMMANDS_FILE {
+            parsed.push((
+                file.clone(),
+                Some(text.as_str()),
+                ParsedFile::Commands(toml::from_str(text).map_err(syntax)?),
+            ));
+        } else if file.starts_with(RULES_DIR) {
+            parsed.push((
+                file.clone(),
+                Some(text.as_str()),
+                ParsedFile::Rules(toml::from_str(text).map_err(syntax)?),
+            ));
+        }
+    }
+    build(parsed, true)
+}
+
+/// Builds a taxonomy from parsed files. `text` (when given) locates entries
+/// by line for error messages; `check_patterns` parses every generated
+/// pattern so that a bad one is reported against its entry.
+pub fn build(
+    files: Vec<(String, Option<&str>, ParsedFile)>,
+    check_patterns: bool,
+) -> Result<Taxonomy, TaxonomyError> {
+    let mut tax = Taxonomy::default();
+    let mut rule_files = Vec::new();
+    for (file, text, parsed) in files {
+        match parsed {
+            ParsedFile::Commands(c) => {
+                load_commands(&file, text.unwrap_or(""), c, &mut tax, check_patterns)?
+            }
+            ParsedFile::Rules(r) => rule_files.push((file, text, r)),
+        }
+    }
+    // Command files first (rules use their shapes), then rules in path order.
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for (file, text, parsed) in rule_files {
         for (class, raws) in [
             (Class::Destructive, parsed.destructive),
             (Class::Safe, parsed.safe),
         ] {
             for raw in raws {
-                let nth = seen
-                    .iter()
-                    .filter(|(id, at)| **id == raw.id && at.starts_with(&format!("{file}:")))
-                    .count();
-                let line = line_of_id(text, &raw.id, nth);
+                let again_here = seen
+                    .get(&raw.id)
+                    .is_some_and(|at| at.starts_with(&format!("{file}:")));
+                let line = text.map_or(0, |t| line_of_id(t, &raw.id, usize::from(again_here)));
                 if let Some(first) = seen.get(&raw.id) {
                     return Err(TaxonomyError::DuplicateId {
                         file: file.clone(),
@@ -111,7 +145,7 @@ pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyEr
                     });
                 }
                 seen.insert(raw.id.clone(), format!("{file}:{line}"));
-                let rule = validate_rule(file, line, class, raw, &tax.shapes)?;
+                let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
                 tax.rules.push(rule);
             }
         }
@@ -119,14 +153,63 @@ pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyEr
     Ok(tax)
 }
 
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/embedded_taxonomy.rs"));
+}
+
+/// The embedded taxonomy from its build-time JSON rendering: no TOML
+/// parsing and no pattern checks at run time (the test suite loads the
+/// same files through [`load_sources`] with every check).
+pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
+    let mut parsed = Vec::new();
+    for (file, json) in generated::EMBEDDED_JSON {
+        let syntax = |e: serde_json::Error| TaxonomyError::Syntax {
+            file: file.to_string(),
+            message: e.to_string(),
+        };
+        if *file == COMMANDS_FILE {
+            parsed.push((
+                file.to_string(),
+                None,
+                ParsedFile::Commands(serde_json::from_str(json).map_err(syntax)?),
+            ));
+        } else if file.starts_with(RULES_DIR) {
+            parsed.push((
+                file.to_string(),
+                None,
+                ParsedFile::Rules(serde_json::from_str(json).map_err(syntax)?),
+            ));
+        }
+    }
+    if parsed.len() != embedded_file_count() {
+        return Err(TaxonomyError::Syntax {
+            file: "taxonomy/".into(),
+            message: "a file did not convert at build time; run `cargo test` to see which".into(),
+        });
+    }
+    build(parsed, false)
+}
+
+fn embedded_file_count() -> usize {
+    let mut all = Vec::new();
+    collect(&EMBEDDED, &mut all);
+    all.iter()
+        .filter(|(p, _)| p == COMMANDS_FILE || p.starts_with(RULES_DIR))
+        .count()
+}
+
 fn load_commands(
     file: &str,
     text: &str,
     parsed: CommandsFile,
     tax: &mut Taxonomy,
+    check_patterns: bool,
 ) -> Result<(), TaxonomyError> {
     for (name, re) in &parsed.shape {
-        if let Err(e) = Regex::new(re) {
+        if !check_patterns {
+            break;
+        }
+        if let Err(e) = check_syntax(re) {
             return Err(TaxonomyError::Entry {
                 file: file.to_string(),
                 line: line_of_key(text, name),
@@ -204,6 +287,7 @@ fn validate_rule(
     class: Class,
     raw: RawRule,
     shapes: &BTreeMap<String, String>,
+    check_patterns: bool,
 ) -> Result<Rule, TaxonomyError> {
     let err = |field: &str, message: String| TaxonomyError::Entry {
         file: file.to_string(),
@@ -277,16 +361,21 @@ fn validate_rule(
             "allow_flags is for safe entries; use flags or forbid_flags".into(),
         ));
     }
+    // `regex` may come with `command`: the words scope the raw regex, so it
+    // runs only on commands with those words.
     let kinds = [
-        !raw.command.is_empty(),
+        !raw.command.is_empty() && raw.regex.is_none(),
         raw.sql.is_some(),
         raw.code.is_some(),
         raw.regex.is_some(),
     ];
-    if kinds.iter().filter(|k| **k).count() != 1 {
+    if kinds.iter().filter(|k| **k).count() != 1
+        || (!raw.command.is_empty() && (raw.sql.is_some() || raw.code.is_some()))
+    {
         return Err(err(
             "command",
-            "give exactly one of command, sql, code or regex".into(),
+            "give exactly one of command, sql, code or regex (regex may also list command words)"
+                .into(),
         ));
     }
     let structured_only = !raw.subcommand.is_empty()
@@ -298,7 +387,7 @@ fn validate_rule(
         || raw.min_args.is_some()
         || raw.allow_flags.is_some()
         || raw.local_paths;
-    let (kind, pattern, post) = if !raw.command.is_empty() {
+    let (kind, pattern, post) = if !raw.command.is_empty() && raw.regex.is_none() {
         let shape = Shape {
             command: &raw.command,
             subcommand: &raw.subcommand,
@@ -324,8 +413,8 @@ fn validate_rule(
             );
         }
         let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
-        if let Some(f) = &forbid {
-            Regex::new(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
+        if let Some(f) = forbid.as_ref().filter(|_| check_patterns) {
+            check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
         }
         let require = if class == Class::Safe && !raw.flags.is_empty() {
             let re = pattern::all_flags_regex(&raw.flags).map_err(|m| err("flags", m))?;
@@ -374,7 +463,12 @@ fn validate_rule(
             )
         }
     };
-    if let Err(e) = Regex::new(&pattern) {
+    let checked = if check_patterns {
+        check_syntax(&pattern)
+    } else {
+        Ok(())
+    };
+    if let Err(e) = checked {
         let field = match kind {
             RuleKind::Command => "command",
             RuleKind::Sql => "sql",
@@ -453,7 +547,7 @@ near_misses = ["x list"]
                 "rules/test.toml:13: duplicate id `x-delete` (first defined in rules/test.toml:3)",
             ),
             (
-                GOOD.replace("command = [\"x\"]", "command = [\"x\"]\nregex = \"(\""),
+                GOOD.replace("command = [\"x\"]", "command = [\"x\"]\nsql = \"x\""),
                 "give exactly one of command, sql, code or regex",
             ),
             (

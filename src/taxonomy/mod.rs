@@ -14,7 +14,10 @@ mod schema;
 
 use std::sync::OnceLock;
 
-pub use load::{dir_sources, embedded_sources, load_sources, COMMANDS_FILE, RULES_DIR};
+pub use load::{
+    build, dir_sources, embedded_sources, load_embedded_fast, load_sources, ParsedFile,
+    COMMANDS_FILE, RULES_DIR,
+};
 pub use model::{CommandSpec, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
 pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
 
@@ -27,7 +30,6 @@ impl Taxonomy {
     /// on a broken build; callers degrade to "unknown" rather than panic.
     pub fn embedded() -> Result<&'static Taxonomy, &'static TaxonomyError> {
         static CELL: OnceLock<Result<Taxonomy, TaxonomyError>> = OnceLock::new();
-        CELL.get_or_init(|| load_sources(&embedded_sources()))
-            .as_ref()
+        CELL.get_or_init(load_embedded_fast).as_ref()
     }
 }
