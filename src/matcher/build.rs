@@ -17,7 +17,7 @@ use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
-use crate::taxonomy::{RuleKind, Taxonomy};
+use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
 
 /// Some patterns, compiled into one automaton on first use.
 #[derive(Debug, Default)]
@@ -44,11 +44,13 @@ impl PatternGroup {
                 if self.rules.is_empty() {
                     return Ok(None);
                 }
-                let patterns: Vec<&str> = self
-                    .rules
-                    .iter()
-                    .map(|&i| tax.rules[i].pattern.as_str())
-                    .collect();
+                let mut patterns: Vec<&str> = Vec::with_capacity(self.rules.len());
+                for &i in &self.rules {
+                    let c = tax.rules[i]
+                        .compiled(&tax.shapes)
+                        .map_err(|e| format!("{}: {e}", self.what))?;
+                    patterns.push(c.pattern.as_str());
+                }
                 compile_many(&patterns)
                     .map(Some)
                     .map_err(|e| format!("{}: {e}", self.what))
@@ -225,10 +227,13 @@ impl Matcher {
             })?;
         }
         for rule in &tax.rules {
-            for src in [&rule.post.forbid, &rule.post.require]
-                .into_iter()
-                .flatten()
-            {
+            let c = rule
+                .compiled(&tax.shapes)
+                .map_err(|e| TaxonomyError::Build {
+                    what: format!("entry `{}`", rule.id),
+                    message: e.to_string(),
+                })?;
+            for src in [&c.post.forbid, &c.post.require].into_iter().flatten() {
                 compile_one(src).map_err(|e| TaxonomyError::Build {
                     what: format!("post-checks of `{}`", rule.id),
                     message: e.to_string(),
@@ -287,10 +292,13 @@ impl Matcher {
 
     fn post_check(&self, tax: &Taxonomy, rule_idx: usize, canon: &Canonical) -> bool {
         let rule = &tax.rules[rule_idx];
+        let Ok(Compiled { post, .. }) = rule.compiled(&tax.shapes) else {
+            return rule.class == Class::Destructive;
+        };
         // A check that cannot compile errs on the cautious side: a safe
         // entry does not match, a destructive one still does.
         let broken = rule.class == Class::Destructive;
-        if let Some(src) = &rule.post.forbid {
+        if let Some(src) = &post.forbid {
             match Self::lazy_regex(&self.forbid[rule_idx], Some(src)) {
                 Some(re) if re.is_match(&canon.text) => return false,
                 Some(_) => {}
@@ -298,7 +306,7 @@ impl Matcher {
                 None => {}
             }
         }
-        if let Some(src) = &rule.post.require {
+        if let Some(src) = &post.require {
             match Self::lazy_regex(&self.require[rule_idx], Some(src)) {
                 Some(re) if !re.is_match(&canon.text) => return false,
                 Some(_) => {}
@@ -306,14 +314,12 @@ impl Matcher {
                 None => {}
             }
         }
-        if rule.post.max_args.is_some() || rule.post.min_args.is_some() {
-            let n = canon
-                .positional_count()
-                .saturating_sub(rule.post.subcommand_len);
-            if rule.post.max_args.is_some_and(|max| n > max) {
+        if post.max_args.is_some() || post.min_args.is_some() {
+            let n = canon.positional_count().saturating_sub(post.subcommand_len);
+            if post.max_args.is_some_and(|max| n > max) {
                 return false;
             }
-            if rule.post.min_args.is_some_and(|min| n < min) {
+            if post.min_args.is_some_and(|min| n < min) {
                 return false;
             }
         }

@@ -11,7 +11,9 @@ use std::path::Path;
 use crate::matcher::compile::check_syntax;
 use include_dir::{include_dir, Dir};
 
-use super::model::{CommandSpec, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
+use std::sync::OnceLock;
+
+use super::model::{CommandSpec, Compiled, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
 use super::pattern::{self, Shape};
 use super::schema::{CommandsFile, RawRule, RuleFile};
 use crate::error::TaxonomyError;
@@ -158,8 +160,9 @@ mod generated {
 }
 
 /// The embedded taxonomy from its build-time JSON rendering: no TOML
-/// parsing and no pattern checks at run time (the test suite loads the
-/// same files through [`load_sources`] with every check).
+/// parsing, no pattern checks, and no examples at run time (the test suite
+/// loads the same files through [`load_sources`] with every check; use that
+/// when you need the examples).
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     let mut parsed = Vec::new();
     for (file, json) in generated::EMBEDDED_JSON {
@@ -337,13 +340,15 @@ fn validate_rule(
             }
         },
     };
-    if raw.examples.is_empty() {
+    // The embedded fast path carries no examples (see build.rs); the TOML
+    // path, which the tests use, requires them.
+    if check_patterns && raw.examples.is_empty() {
         return Err(err(
             "examples",
             "every entry needs at least one example it must match".into(),
         ));
     }
-    if raw.near_misses.is_empty() {
+    if check_patterns && raw.near_misses.is_empty() {
         return Err(err(
             "near_misses",
             "every entry needs at least one near miss it must not match".into(),
@@ -387,95 +392,70 @@ fn validate_rule(
         || raw.min_args.is_some()
         || raw.allow_flags.is_some()
         || raw.local_paths;
-    let (kind, pattern, post) = if !raw.command.is_empty() && raw.regex.is_none() {
-        let shape = Shape {
-            command: &raw.command,
-            subcommand: &raw.subcommand,
-            flags: &raw.flags,
-            args: &raw.args,
-            allow_flags: raw.allow_flags.as_deref(),
-            global_flags: raw.global_flags,
-            local_paths: raw.local_paths,
-        };
-        let pattern = match class {
-            Class::Safe => pattern::safe_regex(&shape, shapes),
-            _ => pattern::destructive_regex(&shape, shapes),
-        }
-        .map_err(|m| err(if m.contains("shape") { "args" } else { "flags" }, m))?;
-        let mut forbids = Vec::new();
-        if !raw.forbid_flags.is_empty() {
-            forbids.push(pattern::any_flag_regex(&raw.forbid_flags));
-        }
-        if !raw.forbid_args.is_empty() {
-            forbids.push(
-                pattern::any_arg_regex(&raw.forbid_args, shapes)
-                    .map_err(|m| err("forbid_args", m))?,
-            );
-        }
-        let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
-        if let Some(f) = forbid.as_ref().filter(|_| check_patterns) {
+    let structured = !raw.command.is_empty() && raw.regex.is_none();
+    if !structured && structured_only {
+        let field = [
+            ("subcommand", !raw.subcommand.is_empty()),
+            ("flags", !raw.flags.is_empty()),
+            ("forbid_flags", !raw.forbid_flags.is_empty()),
+            ("args", !raw.args.is_empty()),
+            ("forbid_args", !raw.forbid_args.is_empty()),
+            ("max_args", raw.max_args.is_some()),
+            ("min_args", raw.min_args.is_some()),
+            ("allow_flags", raw.allow_flags.is_some()),
+            ("local_paths", raw.local_paths),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map_or("command", |(f, _)| f);
+        return Err(err(
+            field,
+            "only structured entries (with `command`) take subcommand, flags, args and their forbid/max variants".into(),
+        ));
+    }
+    let kind = if structured {
+        RuleKind::Command
+    } else if raw.sql.is_some() {
+        RuleKind::Sql
+    } else if raw.code.is_some() {
+        RuleKind::Code
+    } else {
+        RuleKind::Regex
+    };
+    let compiled = OnceLock::new();
+    let mut deferred = None;
+    if !structured {
+        let pattern = raw
+            .sql
+            .clone()
+            .or_else(|| raw.code.clone())
+            .or_else(|| raw.regex.clone())
+            .unwrap_or_default();
+        let _ = compiled.set(Ok(Compiled {
+            pattern,
+            post: PostCheck::default(),
+        }));
+    } else if check_patterns {
+        let c = compile_structured(class, &raw, shapes).map_err(|(field, m)| err(field, m))?;
+        if let Some(f) = &c.post.forbid {
             check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
         }
-        let require = if class == Class::Safe && !raw.flags.is_empty() {
-            let re = pattern::all_flags_regex(&raw.flags).map_err(|m| err("flags", m))?;
-            Some(re)
-        } else {
-            None
-        };
-        let post = PostCheck {
-            forbid,
-            require,
-            max_args: raw.max_args,
-            min_args: raw.min_args,
-            subcommand_len: raw.subcommand.len(),
-        };
-        (RuleKind::Command, pattern, post)
+        let _ = compiled.set(Ok(c));
     } else {
-        if structured_only {
-            let field = [
-                ("subcommand", !raw.subcommand.is_empty()),
-                ("flags", !raw.flags.is_empty()),
-                ("forbid_flags", !raw.forbid_flags.is_empty()),
-                ("args", !raw.args.is_empty()),
-                ("forbid_args", !raw.forbid_args.is_empty()),
-                ("max_args", raw.max_args.is_some()),
-                ("min_args", raw.min_args.is_some()),
-                ("allow_flags", raw.allow_flags.is_some()),
-                ("local_paths", raw.local_paths),
-            ]
-            .into_iter()
-            .find(|(_, set)| *set)
-            .map_or("command", |(f, _)| f);
-            return Err(err(
-                field,
-                "only structured entries (with `command`) take subcommand, flags, args and their forbid/max variants".into(),
-            ));
+        // Generating patterns is most of a taxonomy's load time: leave it
+        // until a command with this entry's word is first seen.
+        deferred = Some(Box::new(raw.clone()));
+    }
+    if let Some(Ok(c)) = compiled.get().filter(|_| check_patterns) {
+        if let Err(e) = check_syntax(&c.pattern) {
+            let field = match kind {
+                RuleKind::Command => "command",
+                RuleKind::Sql => "sql",
+                RuleKind::Code => "code",
+                RuleKind::Regex => "regex",
+            };
+            return Err(err(field, format!("invalid regex: {e}")));
         }
-        if let Some(sql) = raw.sql.clone() {
-            (RuleKind::Sql, sql, PostCheck::default())
-        } else if let Some(code) = raw.code.clone() {
-            (RuleKind::Code, code, PostCheck::default())
-        } else {
-            (
-                RuleKind::Regex,
-                raw.regex.clone().unwrap_or_default(),
-                PostCheck::default(),
-            )
-        }
-    };
-    let checked = if check_patterns {
-        check_syntax(&pattern)
-    } else {
-        Ok(())
-    };
-    if let Err(e) = checked {
-        let field = match kind {
-            RuleKind::Command => "command",
-            RuleKind::Sql => "sql",
-            RuleKind::Code => "code",
-            RuleKind::Regex => "regex",
-        };
-        return Err(err(field, format!("invalid regex: {e}")));
     }
     Ok(Rule {
         id: raw.id,
@@ -487,10 +467,58 @@ fn validate_rule(
         line,
         kind,
         commands: raw.command,
-        pattern,
-        post,
         examples: raw.examples,
         near_misses: raw.near_misses,
+        compiled,
+        deferred,
+    })
+}
+
+/// The regex and post-checks of a structured entry; the error names the
+/// field at fault.
+pub(crate) fn compile_structured(
+    class: Class,
+    raw: &RawRule,
+    shapes: &BTreeMap<String, String>,
+) -> Result<Compiled, (&'static str, String)> {
+    let shape = Shape {
+        command: &raw.command,
+        subcommand: &raw.subcommand,
+        flags: &raw.flags,
+        args: &raw.args,
+        allow_flags: raw.allow_flags.as_deref(),
+        global_flags: raw.global_flags,
+        local_paths: raw.local_paths,
+    };
+    let pattern = match class {
+        Class::Safe => pattern::safe_regex(&shape, shapes),
+        _ => pattern::destructive_regex(&shape, shapes),
+    }
+    .map_err(|m| (if m.contains("shape") { "args" } else { "flags" }, m))?;
+    let mut forbids = Vec::new();
+    if !raw.forbid_flags.is_empty() {
+        forbids.push(pattern::any_flag_regex(&raw.forbid_flags));
+    }
+    if !raw.forbid_args.is_empty() {
+        forbids.push(
+            pattern::any_arg_regex(&raw.forbid_args, shapes).map_err(|m| ("forbid_args", m))?,
+        );
+    }
+    let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
+    let require = if class == Class::Safe && !raw.flags.is_empty() {
+        Some(pattern::all_flags_regex(&raw.flags).map_err(|m| ("flags", m))?)
+    } else {
+        None
+    };
+    Ok(Compiled {
+        pattern,
+        post: PostCheck {
+            forbid,
+            require,
+            max_args: raw.max_args,
+            min_args: raw.min_args,
+            subcommand_len: raw.subcommand.len(),
+        },
     })
 }
 

@@ -18,7 +18,7 @@ pub use load::{
     build, dir_sources, embedded_sources, load_embedded_fast, load_sources, ParsedFile,
     COMMANDS_FILE, RULES_DIR,
 };
-pub use model::{CommandSpec, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
+pub use model::{CommandSpec, Compiled, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
 pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
 
 use crate::error::TaxonomyError;

@@ -2,9 +2,11 @@
 //! conventions the normaliser needs.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::OnceLock;
 
 use serde::Serialize;
 
+use super::schema::RawRule;
 use crate::label::{BlastRadius, Class};
 
 /// What a rule looks at.
@@ -57,16 +59,42 @@ pub struct Rule {
     pub line: usize,
     /// What it looks at.
     pub kind: RuleKind,
-    /// Command words (structured rules only), for the prefilter.
+    /// Command words the entry is scoped to (structured and scoped regex
+    /// entries).
     pub commands: Vec<String>,
-    /// The compiled regex source.
-    pub pattern: String,
-    /// Checks applied after the pattern matched.
-    pub post: PostCheck,
     /// Commands the rule must match.
     pub examples: Vec<String>,
     /// Commands the rule must not match.
     pub near_misses: Vec<String>,
+    /// The regex and post-checks, generated on first use.
+    #[serde(skip)]
+    pub(crate) compiled: OnceLock<Result<Compiled, String>>,
+    /// The entry as written, kept until its pattern is generated.
+    #[serde(skip)]
+    pub(crate) deferred: Option<Box<RawRule>>,
+}
+
+/// A rule's regex source and the checks applied after it matched.
+#[derive(Clone, Debug, Serialize)]
+pub struct Compiled {
+    /// The regex source.
+    pub pattern: String,
+    /// Checks applied after the pattern matched.
+    pub post: PostCheck,
+}
+
+impl Rule {
+    /// The rule's regex and post-checks, generating them on first use.
+    pub fn compiled(&self, shapes: &BTreeMap<String, String>) -> Result<&Compiled, &str> {
+        self.compiled
+            .get_or_init(|| match &self.deferred {
+                Some(raw) => super::load::compile_structured(self.class, raw, shapes)
+                    .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id)),
+                None => Err(format!("entry `{}` has no pattern", self.id)),
+            })
+            .as_ref()
+            .map_err(String::as_str)
+    }
 }
 
 /// Argument conventions of one command path.

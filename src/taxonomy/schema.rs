@@ -25,7 +25,7 @@ pub struct RuleFile {
 /// Exactly one matcher kind is used: a structured command shape
 /// (`command` with optional `subcommand`, `flags`, `args`), `sql`, `code` or
 /// the raw `regex` escape hatch.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRule {
     /// Unique id across the whole taxonomy, e.g. `rm-recursive`.
