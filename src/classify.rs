@@ -9,6 +9,7 @@
 //! * Everything else is unknown, with a reason. Nothing here panics or does
 //!   I/O; a taxonomy that fails to load degrades every label to unknown.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
@@ -61,8 +62,6 @@ pub struct Finding {
     pub blast_radius: BlastRadius,
     /// What it matched: a command line, SQL or code excerpt.
     pub matched: String,
-    #[serde(skip)]
-    rule_index: usize,
 }
 
 /// Everything the classifier saw and concluded, for `explain`.
@@ -139,12 +138,16 @@ impl Classifier {
 
     /// Labels one shell command.
     pub fn classify(&self, command: &str) -> Label {
-        self.analyze(command).label
+        self.run(command, false).label
     }
 
     /// Labels one shell command and reports how it got there.
     pub fn analyze(&self, command: &str) -> Analysis {
-        let mut walk = Walk::new(self);
+        self.run(command, true)
+    }
+
+    fn run(&self, command: &str, explain: bool) -> Analysis {
+        let mut walk = Walk::new(self, explain);
         if command.trim().is_empty() {
             return Analysis {
                 label: Label {
@@ -217,9 +220,16 @@ pub fn classify_bytes(command: &[u8]) -> Label {
 /// State of one classification.
 struct Walk<'c> {
     c: &'c Classifier,
+    /// Keep what `explain` shows (the commands examined, every finding);
+    /// plain classification only needs the worst finding.
+    explain: bool,
     commands: Vec<Examined>,
     findings: Vec<Finding>,
-    not_safe: Vec<String>,
+    /// The worst finding so far, as (blast radius, rule index).
+    worst: Option<(BlastRadius, usize)>,
+    /// The first command word examined, for the "no entry" reason.
+    first_name: Option<String>,
+    not_safe: Vec<Cow<'static, str>>,
     /// The safe entry that matched the single top-level command.
     safe_rule: Option<usize>,
     invocations: usize,
@@ -231,11 +241,14 @@ struct Walk<'c> {
 }
 
 impl<'c> Walk<'c> {
-    fn new(c: &'c Classifier) -> Walk<'c> {
+    fn new(c: &'c Classifier, explain: bool) -> Walk<'c> {
         Walk {
             c,
+            explain,
             commands: Vec::new(),
             findings: Vec::new(),
+            worst: None,
+            first_name: None,
             not_safe: Vec::new(),
             safe_rule: None,
             invocations: 0,
@@ -247,7 +260,7 @@ impl<'c> Walk<'c> {
 
     /// Records why the command cannot be safe. A handful of distinct reasons
     /// say enough; more would only make long inputs slow.
-    fn refuse_safe(&mut self, why: impl Into<String>) {
+    fn refuse_safe(&mut self, why: impl Into<Cow<'static, str>>) {
         const MAX_REASONS: usize = 8;
         if self.not_safe.len() >= MAX_REASONS {
             return;
@@ -258,19 +271,29 @@ impl<'c> Walk<'c> {
         }
     }
 
+    /// Like [`Walk::refuse_safe`], formatting the reason only when it will
+    /// be kept.
+    fn refuse_safe_with(&mut self, why: impl FnOnce() -> String) {
+        if self.not_safe.len() < 8 {
+            self.refuse_safe(why());
+        }
+    }
+
     fn script(&mut self, text: &str, depth: usize, via: Option<&str>) {
         if depth > MAX_NESTING {
-            self.refuse_safe(format!(
-                "nested shell strings deeper than {MAX_NESTING} levels"
-            ));
+            self.refuse_safe_with(|| {
+                format!("nested shell strings deeper than {MAX_NESTING} levels")
+            });
             return;
         }
         let script = shell::parse_at_depth(text, depth * 2);
         if let Some(err) = &script.error {
-            self.refuse_safe(format!(
-                "could not parse the shell syntax: {} at byte {}",
-                err.message, err.offset
-            ));
+            self.refuse_safe_with(|| {
+                format!(
+                    "could not parse the shell syntax: {} at byte {}",
+                    err.message, err.offset
+                )
+            });
         }
         if let Some(limit) = script.limit {
             self.refuse_safe(limit.describe());
@@ -281,10 +304,12 @@ impl<'c> Walk<'c> {
             );
         }
         if depth > 0 {
-            self.refuse_safe(format!(
-                "runs a nested command via {}",
-                via.unwrap_or("another command")
-            ));
+            self.refuse_safe_with(|| {
+                format!(
+                    "runs a nested command via {}",
+                    via.unwrap_or("another command")
+                )
+            });
         }
         let feeds = stdin_feeds(&script, &self.c.tax);
         for (cmd, (stdin, source)) in script.commands.iter().zip(feeds) {
@@ -359,31 +384,37 @@ impl<'c> Walk<'c> {
         }
         if self.invocations > 1 {
             self.refuse_safe("more than one command");
+        } else {
+            self.first_name = Some(inv.name.clone());
         }
         if !inv.keeps_safe {
-            self.refuse_safe(format!(
-                "runs through {}, which changes who or how it runs",
-                inv.wrappers.join(" ")
-            ));
+            self.refuse_safe_with(|| {
+                format!(
+                    "runs through {}, which changes who or how it runs",
+                    inv.wrappers.join(" ")
+                )
+            });
         }
         if !inv.plain_name {
-            self.refuse_safe(format!("`{}` is not a plain command name", inv.written));
+            self.refuse_safe_with(|| format!("`{}` is not a plain command name", inv.written));
         }
         let canon = canonical(&inv, &self.c.tax);
         let tax = &self.c.tax;
         let m = &self.c.matcher;
         let mut hits = std::mem::take(&mut self.scratch);
         hits.clear();
-        let display = inv.display();
         let mut broken = Vec::new();
         if let Err(e) = m.command_matches(tax, &m.destructive, &canon, &mut hits) {
             broken.push(e);
         }
-        if let Err(e) = m.line_matches(tax, &inv.name, &display, &mut hits) {
-            broken.push(e);
+        let display = (self.explain || m.has_line_rules(&inv.name)).then(|| inv.display());
+        if let Some(line) = &display {
+            if let Err(e) = m.line_matches(tax, &inv.name, line, &mut hits) {
+                broken.push(e);
+            }
         }
-        let mut examined = Examined {
-            command: display.clone(),
+        let mut examined = self.explain.then(|| Examined {
+            command: display.clone().unwrap_or_default(),
             canonical: canon.readable(),
             depth,
             via: via.map(String::from),
@@ -391,26 +422,30 @@ impl<'c> Walk<'c> {
             destructive: Vec::new(),
             safe: Vec::new(),
             span: self.span.take(),
-        };
+        });
         for &h in &hits {
-            examined.destructive.push(tax.rules[h].id.clone());
-            self.find(h, &display);
+            if let Some(e) = examined.as_mut() {
+                e.destructive.push(tax.rules[h].id.clone());
+            }
+            self.find(h, display.as_deref().unwrap_or(""));
         }
         hits.clear();
         if let Err(e) = m.command_matches(tax, &m.safe, &canon, &mut hits) {
             broken.push(e);
         }
         for e in broken {
-            self.refuse_safe(format!("taxonomy error: {e}"));
+            self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
-        for &h in &hits {
-            examined.safe.push(tax.rules[h].id.clone());
+        if let Some(e) = examined.as_mut() {
+            e.safe.extend(hits.iter().map(|&h| tax.rules[h].id.clone()));
         }
         if self.invocations == 1 && depth == 0 {
             self.safe_rule = hits.first().copied();
         }
         self.scratch = hits;
-        self.commands.push(examined);
+        if let Some(e) = examined {
+            self.commands.push(e);
+        }
 
         for n in normalize::nested(&inv, stdin, source) {
             match n {
@@ -420,12 +455,14 @@ impl<'c> Walk<'c> {
                     literal,
                 } => {
                     if !literal {
-                        self.refuse_safe(format!("{runner} runs a string built at run time"));
+                        self.refuse_safe_with(|| {
+                            format!("{runner} runs a string built at run time")
+                        });
                     }
                     self.script(&text, depth + 1, Some(&runner));
                 }
                 Nested::Argv { runner, words } => {
-                    self.refuse_safe(format!("runs a nested command via {runner}"));
+                    self.refuse_safe_with(|| format!("runs a nested command via {runner}"));
                     if words.is_empty() {
                         continue;
                     }
@@ -433,11 +470,11 @@ impl<'c> Walk<'c> {
                     self.invocation(inner, None, None, depth + 1, Some(&runner));
                 }
                 Nested::Code { lang, text } => {
-                    self.refuse_safe(format!("runs inline {lang} code"));
+                    self.refuse_safe_with(|| format!("runs inline {lang} code"));
                     self.code(&lang, &text, depth);
                 }
                 Nested::Sql { client, text } => {
-                    self.refuse_safe(format!("sends SQL to {client}"));
+                    self.refuse_safe_with(|| format!("sends SQL to {client}"));
                     let mut hits = Vec::new();
                     if let Err(e) = self
                         .c
@@ -445,7 +482,7 @@ impl<'c> Walk<'c> {
                         .sql
                         .matches_into(&self.c.tax, &text, &mut hits)
                     {
-                        self.refuse_safe(format!("taxonomy error: {e}"));
+                        self.refuse_safe_with(|| format!("taxonomy error: {e}"));
                     }
                     for h in hits {
                         self.find(h, &excerpt(&text));
@@ -463,7 +500,7 @@ impl<'c> Walk<'c> {
                     self.invocation(inv, None, None, depth, Some("pipe into a shell"));
                 }
                 Nested::Opaque { what } => {
-                    self.refuse_safe(format!("{what}, whose contents cannot be seen"));
+                    self.refuse_safe_with(|| format!("{what}, whose contents cannot be seen"));
                 }
             }
         }
@@ -477,7 +514,7 @@ impl<'c> Walk<'c> {
             .code
             .matches_into(&self.c.tax, text, &mut hits)
         {
-            self.refuse_safe(format!("taxonomy error: {e}"));
+            self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
         for h in hits {
             self.find(h, &excerpt(text));
@@ -519,7 +556,18 @@ impl<'c> Walk<'c> {
 
     fn find(&mut self, rule_index: usize, matched: &str) {
         let rule = &self.c.tax.rules[rule_index];
-        if !self.seen.insert((rule_index, matched.to_string())) {
+        // The worst blast radius wins; ties go to the earliest entry.
+        let candidate = (rule.blast_radius, rule_index);
+        let better = match self.worst {
+            None => true,
+            Some((radius, index)) => {
+                candidate.0 > radius || (candidate.0 == radius && rule_index < index)
+            }
+        };
+        if better {
+            self.worst = Some(candidate);
+        }
+        if !self.explain || !self.seen.insert((rule_index, matched.to_string())) {
             return;
         }
         self.findings.push(Finding {
@@ -527,23 +575,13 @@ impl<'c> Walk<'c> {
             category: rule.category.clone(),
             blast_radius: rule.blast_radius,
             matched: matched.to_string(),
-            rule_index,
         });
     }
 
     fn finish(mut self) -> Analysis {
         let tax = &self.c.tax;
-        let worst = self
-            .findings
-            .iter()
-            .max_by(|a, b| {
-                a.blast_radius
-                    .cmp(&b.blast_radius)
-                    .then(b.rule_index.cmp(&a.rule_index))
-            })
-            .cloned();
-        let label = if let Some(f) = worst {
-            let rule = &tax.rules[f.rule_index];
+        let label = if let Some((_, rule_index)) = self.worst {
+            let rule = &tax.rules[rule_index];
             Label {
                 class: Class::Destructive,
                 origin: Origin::Classifier,
@@ -562,22 +600,19 @@ impl<'c> Walk<'c> {
             }
         } else {
             if self.not_safe.is_empty() {
-                let name = self
-                    .commands
-                    .first()
-                    .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
-                    .unwrap_or_default();
-                self.not_safe.push(format!(
+                let name = self.first_name.as_deref().unwrap_or_default();
+                self.not_safe.push(Cow::Owned(format!(
                     "no taxonomy entry recognises `{name}` in this form"
-                ));
+                )));
             }
             Label::unknown(self.not_safe.join("; "))
         };
+        let not_safe = self.not_safe.into_iter().map(Cow::into_owned).collect();
         Analysis {
             label,
             commands: self.commands,
             findings: self.findings,
-            not_safe: self.not_safe,
+            not_safe,
         }
     }
 }

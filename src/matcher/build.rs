@@ -243,6 +243,11 @@ impl Matcher {
         Ok(())
     }
 
+    /// Do any raw-regex rules apply to commands with this word?
+    pub fn has_line_rules(&self, name: &str) -> bool {
+        !self.line_any.is_empty() || self.line.groups_for(name).next().is_some()
+    }
+
     /// Raw-regex rules matching a command line whose command word is
     /// `name`.
     pub fn line_matches(

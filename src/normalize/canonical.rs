@@ -67,7 +67,8 @@ impl<'t> Specs<'t> {
     }
 
     fn positional(&mut self, tax: &'t Taxonomy, word: &str) {
-        if !self.extending {
+        if !self.extending || !tax.command_parents.contains(&self.path) {
+            self.extending = false;
             return;
         }
         let candidate = format!("{} {}", self.path, word);

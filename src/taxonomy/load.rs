@@ -223,6 +223,12 @@ fn load_commands(
         }
     }
     tax.shapes = parsed.shape;
+    for path in parsed.command.keys() {
+        let words: Vec<&str> = path.split(' ').collect();
+        for n in 1..words.len() {
+            tax.command_parents.insert(words[..n].join(" "));
+        }
+    }
     for (path, spec) in parsed.command {
         tax.commands.insert(
             path,

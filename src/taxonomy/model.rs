@@ -144,6 +144,9 @@ pub struct Taxonomy {
     pub rules: Vec<Rule>,
     /// Argument conventions keyed by command path (`git`, `gh run list`).
     pub commands: HashMap<String, CommandSpec>,
+    /// Command paths that have longer paths below them (`gh`, `gh run`), so
+    /// the normaliser only looks for subcommands where some exist.
+    pub command_parents: HashSet<String>,
     /// Wrappers keyed by each of their names.
     pub wrappers: HashMap<String, Wrapper>,
     /// Named argument shapes.
