@@ -34,7 +34,12 @@ fn main() {
     let mut files = Vec::new();
     collect(root, root, &mut files);
     files.sort();
-    let mut code = String::from("/// The embedded taxonomy files rendered as JSON, by relative path.\npub static EMBEDDED_JSON: &[(&str, &str)] = &[\n");
+    let mut code = String::from(
+        "/// The embedded taxonomy files rendered as JSON, by relative path, with\n\
+         /// each file's `id = …` lines kept at their line numbers (and every other\n\
+         /// line blank) so that entries still report where they are written.\n\
+         pub static EMBEDDED_JSON: &[(&str, &str, &str)] = &[\n",
+    );
     for (rel, path) in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(path).unwrap_or_default();
@@ -56,7 +61,18 @@ fn main() {
             }
         }
         let json = serde_json::to_string(&value).unwrap_or_default();
-        let _ = writeln!(code, "    ({rel:?}, {json:?}),");
+        let id_lines: Vec<&str> = text
+            .lines()
+            .map(|l| {
+                if l.trim_start().starts_with("id") {
+                    l
+                } else {
+                    ""
+                }
+            })
+            .collect();
+        let id_lines = id_lines.join("\n");
+        let _ = writeln!(code, "    ({rel:?}, {json:?}, {id_lines:?}),");
     }
     code.push_str("];\n");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));

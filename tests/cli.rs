@@ -217,7 +217,7 @@ fn explain_shows_commands_matches_and_verdict() {
         "1. rm -rf ~/x   [bytes 0..15]",
         "wrappers peeled: sudo",
         "tokens: rm -r -f ~/x",
-        "destructive: rm-recursive (fs-delete, high) rules/filesystem.toml:",
+        "destructive: rm-recursive (fs-delete, high) rules/filesystem.toml:15",
         "2. ls   [bytes 19..21]",
         "safe shape: ls (fs-read)",
         "destructive: `rm-recursive` matched; the worst blast radius wins (high)",

@@ -165,7 +165,7 @@ mod generated {
 /// when you need the examples).
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     let mut parsed = Vec::new();
-    for (file, json) in generated::EMBEDDED_JSON {
+    for (file, json, id_lines) in generated::EMBEDDED_JSON {
         let syntax = |e: serde_json::Error| TaxonomyError::Syntax {
             file: file.to_string(),
             message: e.to_string(),
@@ -173,13 +173,13 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
         if *file == COMMANDS_FILE {
             parsed.push((
                 file.to_string(),
-                None,
+                Some(*id_lines),
                 ParsedFile::Commands(serde_json::from_str(json).map_err(syntax)?),
             ));
         } else if file.starts_with(RULES_DIR) {
             parsed.push((
                 file.to_string(),
-                None,
+                Some(*id_lines),
                 ParsedFile::Rules(serde_json::from_str(json).map_err(syntax)?),
             ));
         }
