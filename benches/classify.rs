@@ -44,18 +44,68 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
 
+    // The cold path: a fresh classifier (as in a hook process) compiling
+    // the groups its first command needs.
+    let mut group = c.benchmark_group("classify_cold");
+    group.sample_size(20);
+    for (name, cmd) in MIX {
+        group.bench_function(*name, |b| {
+            b.iter_batched(
+                || {
+                    let tax =
+                        toolgate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+                    Classifier::new(tax).unwrap_or_else(|e| panic!("{e}"))
+                },
+                |fresh| fresh.classify(black_box(cmd)),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+
     // Every line of the shared corpora (or the project's own when they are
     // absent), one thread: commands per second.
     let lines = corpus_lines();
+    let bytes: u64 = lines.iter().map(|l| l.len() as u64 + 1).sum();
     let mut group = c.benchmark_group("corpus");
     group.sample_size(10);
+    for (unit, throughput) in [
+        ("commands", Throughput::Elements(lines.len() as u64)),
+        ("bytes", Throughput::Bytes(bytes)),
+    ] {
+        group.throughput(throughput);
+        group.bench_function(format!("classify_all_lines/{unit}"), |b| {
+            b.iter(|| {
+                lines
+                    .iter()
+                    .filter(|l| classifier.classify(l).class == toolgate::Class::Safe)
+                    .count()
+            })
+        });
+    }
+    // What `scan --format jsonl --threads 1` does per line, next to the
+    // floor for the job: read each line and write it back as a JSON string.
     group.throughput(Throughput::Elements(lines.len() as u64));
-    group.bench_function("classify_all_lines", |b| {
+    group.bench_function("scan_jsonl_one_thread", |b| {
+        let mut out = Vec::with_capacity(16 << 20);
         b.iter(|| {
-            lines
-                .iter()
-                .filter(|l| classifier.classify(l).class == toolgate::Class::Safe)
-                .count()
+            out.clear();
+            for l in &lines {
+                let label = classifier.classify(l);
+                let _ = toolgate::report::write_record(&mut out, l, Some(&label), None);
+            }
+            out.len()
+        })
+    });
+    group.bench_function("floor_json_echo", |b| {
+        let mut out = Vec::with_capacity(16 << 20);
+        b.iter(|| {
+            out.clear();
+            for l in &lines {
+                let _ = serde_json::to_writer(&mut out, l);
+                out.push(b'\n');
+            }
+            out.len()
         })
     });
     group.finish();

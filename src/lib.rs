@@ -59,6 +59,7 @@ pub mod hook;
 pub mod label;
 pub mod matcher;
 pub mod normalize;
+pub mod report;
 pub mod shell;
 pub mod taxonomy;
 pub mod tools;

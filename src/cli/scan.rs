@@ -290,19 +290,8 @@ fn classify_item(classifier: &Classifier, line: u64, item: Item, want_gaps: bool
 }
 
 fn write_jsonl(out: &mut dyn Write, o: &Outcome) -> io::Result<()> {
-    let mut map = serde_json::Map::new();
-    map.insert("command".into(), Value::String(o.command.clone()));
-    if let Some(label) = &o.label {
-        for (k, v) in label.metadata() {
-            map.insert(k.into(), Value::String(v));
-        }
-    }
-    if let Some(e) = &o.error {
-        map.insert("line".into(), Value::from(o.line));
-        map.insert("error".into(), Value::String(e.clone()));
-    }
-    serde_json::to_writer(&mut *out, &Value::Object(map))?;
-    out.write_all(b"\n")
+    let error = o.error.as_deref().map(|e| (o.line, e));
+    toolgate::report::write_record(&mut &mut *out, &o.command, o.label.as_ref(), error)
 }
 
 /// Runs `scan`; returns whether `--fail-on` was triggered.

@@ -17,6 +17,7 @@ use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
+use crate::taxonomy::pattern::regex_escape;
 use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
 
 /// Some patterns, compiled into one automaton on first use.
@@ -24,6 +25,9 @@ use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
 pub struct PatternGroup {
     /// What the group is, for error messages.
     what: String,
+    /// The command word every command reaching this group has, when there
+    /// is one: structured patterns are compiled for that word alone.
+    word: Option<String>,
     /// Rule index (into [`Taxonomy::rules`]) for each pattern id.
     rules: Vec<usize>,
     compiled: OnceLock<Result<Option<Regex>, String>>,
@@ -33,6 +37,7 @@ impl PatternGroup {
     fn new(what: String, rules: Vec<usize>) -> PatternGroup {
         PatternGroup {
             what,
+            word: None,
             rules,
             compiled: OnceLock::new(),
         }
@@ -44,14 +49,20 @@ impl PatternGroup {
                 if self.rules.is_empty() {
                     return Ok(None);
                 }
-                let mut patterns: Vec<&str> = Vec::with_capacity(self.rules.len());
+                let mut patterns: Vec<String> = Vec::with_capacity(self.rules.len());
                 for &i in &self.rules {
                     let c = tax.rules[i]
                         .compiled(&tax.shapes)
                         .map_err(|e| format!("{}: {e}", self.what))?;
-                    patterns.push(c.pattern.as_str());
+                    patterns.push(match (&self.word, &c.tail) {
+                        (Some(word), Some(tail)) => {
+                            format!("^\\x1f{}\\x1f{tail}", regex_escape(word))
+                        }
+                        _ => c.pattern.clone(),
+                    });
                 }
-                compile_many(&patterns)
+                let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+                compile_many(&refs)
                     .map(Some)
                     .map_err(|e| format!("{}: {e}", self.what))
             })
@@ -128,7 +139,9 @@ impl WordGroups {
             .into_iter()
             .map(|(w, rules)| {
                 let label = format!("{what} for `{w}`");
-                (w, PatternGroup::new(label, rules))
+                let mut group = PatternGroup::new(label, rules);
+                group.word = Some(w.clone());
+                (w, group)
             })
             .collect();
         WordGroups {

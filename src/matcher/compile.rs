@@ -23,6 +23,12 @@ pub fn compile_many(patterns: &[&str]) -> Result<Regex, Box<BuildError>> {
             Regex::config()
                 .match_kind(MatchKind::All)
                 .utf8_empty(false)
+                // Only "which patterns match" is asked of these automata: a
+                // lazy DFA answers that, so skip building the full DFA and
+                // the engines that report spans and captures.
+                .dfa(false)
+                .onepass(false)
+                .backtrack(false)
                 .nfa_size_limit(Some(256 << 20))
                 .hybrid_cache_capacity(16 << 20),
         )
@@ -34,7 +40,7 @@ pub fn compile_many(patterns: &[&str]) -> Result<Regex, Box<BuildError>> {
 pub fn compile_one(pattern: &str) -> Result<Regex, Box<BuildError>> {
     Regex::builder()
         .syntax(syntax_config())
-        .configure(Regex::config().utf8_empty(false))
+        .configure(Regex::config().utf8_empty(false).dfa(false).onepass(false))
         .build(pattern)
         .map_err(Box::new)
 }

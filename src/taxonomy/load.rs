@@ -439,6 +439,7 @@ fn validate_rule(
             .unwrap_or_default();
         let _ = compiled.set(Ok(Compiled {
             pattern,
+            tail: None,
             post: PostCheck::default(),
         }));
     } else if check_patterns {
@@ -516,8 +517,12 @@ pub(crate) fn compile_structured(
     } else {
         None
     };
+    let tail = pattern
+        .strip_prefix(&pattern::command_prefix(&raw.command))
+        .map(String::from);
     Ok(Compiled {
         pattern,
+        tail,
         post: PostCheck {
             forbid,
             require,

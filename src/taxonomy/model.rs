@@ -79,6 +79,9 @@ pub struct Rule {
 pub struct Compiled {
     /// The regex source.
     pub pattern: String,
+    /// For structured entries: the pattern after its command word, so that a
+    /// group for one word can compile `^\x1fWORD\x1f` + this.
+    pub tail: Option<String>,
     /// Checks applied after the pattern matched.
     pub post: PostCheck,
 }

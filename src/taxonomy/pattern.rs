@@ -151,14 +151,19 @@ fn local_value() -> String {
     format!("(?:{LOCAL_PATH}|[^/~\\x1f][^/\\x1f]*|)")
 }
 
+/// The start every structured pattern shares: the command word
+/// alternatives, anchored. A group compiled for one word swaps it for that
+/// word alone, which keeps the automaton small.
+pub fn command_prefix(commands: &[String]) -> String {
+    format!("^\\x1f{}\\x1f", word_alternatives(&commands.join("|")))
+}
+
 fn head(
     shape: &Shape<'_>,
     allow_globals: bool,
     shapes: &BTreeMap<String, String>,
 ) -> Result<String, String> {
-    let mut re = String::from("^\\x1f");
-    re.push_str(&word_alternatives(&shape.command.join("|")));
-    re.push_str("\\x1f");
+    let mut re = command_prefix(shape.command);
     for sub in shape.subcommand {
         if allow_globals {
             re.push_str("(?:-[^\\x1f]*\\x1f)*");

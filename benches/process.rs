@@ -1,0 +1,133 @@
+//! Whole-process latency: one `toolgate` process per call, next to an empty
+//! Rust program that reads stdin and writes a line (the floor for a hook).
+//!
+//! `cargo bench --bench process`. The baseline is compiled here with the same
+//! `rustc` and `-O`, so both sides come from one toolchain. After the
+//! criterion groups, a sweep runs `toolgate classify` once per command of
+//! `corpus/` and prints the mean and the slowest against the baseline.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+const BASELINE: &str = r#"
+use std::io::{Read, Write};
+fn main() {
+    let mut s = String::new();
+    let _ = std::io::stdin().read_to_string(&mut s);
+    let _ = writeln!(std::io::stdout(), "{{\"len\":{}}}", s.len());
+}
+"#;
+
+fn baseline() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-baseline");
+    let _ = std::fs::create_dir_all(&dir);
+    let src = dir.join("baseline.rs");
+    let exe = dir.join("baseline");
+    let _ = std::fs::write(&src, BASELINE);
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let status = Command::new(rustc)
+        .args(["-O", "--edition", "2021", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status();
+    assert!(
+        status.is_ok_and(|s| s.success()),
+        "could not compile the baseline"
+    );
+    exe
+}
+
+fn run(exe: &Path, args: &[&str], stdin: &[u8]) {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+    if let Some(mut pipe) = child.stdin.take() {
+        let _ = pipe.write_all(stdin);
+    }
+    let _ = child.wait();
+}
+
+fn payload() -> Vec<u8> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/protocols/claude-code-2.1.332-PreToolUse-Bash.json");
+    std::fs::read(path).unwrap_or_else(|_| {
+        br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}"#.to_vec()
+    })
+}
+
+fn bench(c: &mut Criterion) {
+    let base = baseline();
+    let toolgate = PathBuf::from(env!("CARGO_BIN_EXE_toolgate"));
+    let payload = payload();
+    let mut g = c.benchmark_group("process");
+    g.sample_size(50);
+    g.bench_function("empty_baseline", |b| b.iter(|| run(&base, &[], &payload)));
+    g.bench_function("hook_claude", |b| {
+        b.iter(|| {
+            run(
+                &toolgate,
+                &["hook", "--protocol", "claude", "--mode", "balanced"],
+                &payload,
+            )
+        })
+    });
+    g.bench_function("classify_git_status", |b| {
+        b.iter(|| run(&toolgate, &["classify", "git status"], b""))
+    });
+    g.finish();
+    sweep(&base, &toolgate);
+}
+
+/// Every command of `corpus/` in its own `toolgate classify` process.
+fn sweep(base: &Path, toolgate: &Path) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut commands = Vec::new();
+    for f in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(f.path()).unwrap_or_default();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+            commands.extend(v["command"].as_str().map(String::from));
+        }
+    }
+    let time = |f: &dyn Fn()| {
+        let start = Instant::now();
+        f();
+        start.elapsed()
+    };
+    let mut base_total = Duration::ZERO;
+    for _ in 0..200 {
+        base_total += time(&|| run(base, &[], b""));
+    }
+    let base_mean = base_total / 200;
+    let (mut total, mut slowest, mut which) = (Duration::ZERO, Duration::ZERO, String::new());
+    for cmd in &commands {
+        let t = time(&|| run(toolgate, &["classify", cmd], b""));
+        total += t;
+        if t > slowest {
+            slowest = t;
+            which = cmd.clone();
+        }
+    }
+    let mean = total / u32::try_from(commands.len().max(1)).unwrap_or(u32::MAX);
+    println!(
+        "sweep: {} corpus commands, one process each: mean {:?} ({:.2}x the empty program's {:?}), slowest {:?} ({:.2}x): {:?}",
+        commands.len(),
+        mean,
+        mean.as_secs_f64() / base_mean.as_secs_f64(),
+        base_mean,
+        slowest,
+        slowest.as_secs_f64() / base_mean.as_secs_f64(),
+        which
+    );
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
