@@ -661,6 +661,18 @@ fn shell_quote(s: &str) -> String {
 /// pipeline when the input came from the network or was decoded. One pass,
 /// so long pipelines stay linear.
 fn stdin_feeds(script: &Script, tax: &Taxonomy) -> Vec<(Option<String>, Option<&'static str>)> {
+    // Without pipes, only here-documents and here-strings feed stdin.
+    if !script
+        .commands
+        .iter()
+        .any(|c| c.stage > 0 || c.upstream.is_some())
+    {
+        return script
+            .commands
+            .iter()
+            .map(|c| (c.stdin.as_ref().map(|t| t.text.clone()), None))
+            .collect();
+    }
     // Per pipeline: the last command seen and the first source found among
     // the stages before it. Each command is examined as a source at most
     // once, when a later stage first needs it.

@@ -224,12 +224,23 @@ fn seed_runtime_shape_with_metadata_and_label_only() {
         ("restricted", "rm -rf /tmp/x", "deny"),
         ("strict", "git status", "ask"),
     ] {
-        let v = json_out(&hook(&["--protocol", "docker-agent", "--mode", mode], &seed_payload(cmd), &[]));
-        assert_eq!(v["hook_specific_output"]["permission_decision"], want, "{mode} {cmd}");
+        let v = json_out(&hook(
+            &["--protocol", "docker-agent", "--mode", mode],
+            &seed_payload(cmd),
+            &[],
+        ));
+        assert_eq!(
+            v["hook_specific_output"]["permission_decision"], want,
+            "{mode} {cmd}"
+        );
     }
     // `command` works as well as `cmd`.
     let p = json!({"hook_event_name": "pre_tool_use", "tool_name": "shell", "tool_input": {"command": "git status"}});
-    let v = json_out(&hook(&["--mode", "balanced"], p.to_string().as_bytes(), &[]));
+    let v = json_out(&hook(
+        &["--mode", "balanced"],
+        p.to_string().as_bytes(),
+        &[],
+    ));
     assert_eq!(v["hook_specific_output"]["permission_decision"], "allow");
     let o = hook(&["--label-only"], &seed_payload("git status"), &[]);
     let v = json_out(&o);

@@ -6,6 +6,7 @@
 //! it needs instead of the whole taxonomy; a bulk scan compiles each group
 //! once and reuses it for millions of lines.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -82,9 +83,20 @@ impl PatternGroup {
         let Some(re) = self.regex(tax).map_err(String::from)? else {
             return Ok(());
         };
-        let mut set = PatternSet::new(re.pattern_len());
-        re.which_overlapping_matches(&Input::new(haystack), &mut set);
-        out.extend(set.iter().map(|pid| self.rules[pid.as_usize()]));
+        // One pattern set per thread, reused: a search then allocates
+        // nothing.
+        thread_local! {
+            static SET: RefCell<PatternSet> = RefCell::new(PatternSet::new(0));
+        }
+        SET.with(|cell| {
+            let mut set = cell.borrow_mut();
+            if set.capacity() < re.pattern_len() {
+                *set = PatternSet::new(re.pattern_len());
+            }
+            set.clear();
+            re.which_overlapping_matches(&Input::new(haystack), &mut set);
+            out.extend(set.iter().map(|pid| self.rules[pid.as_usize()]));
+        });
         Ok(())
     }
 

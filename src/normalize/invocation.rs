@@ -91,6 +91,21 @@ fn is_assignment_word(w: &Word) -> bool {
 /// Peels wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, …) off a
 /// command, as listed in the taxonomy's `commands.toml`.
 pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
+    // Most commands have no wrapper: take them as they are, copying the
+    // words once.
+    if let Some((first, args)) = words.split_first() {
+        let (name, plain) = command_name(first);
+        if !tax.wrappers.contains_key(&name) {
+            return Invocation {
+                name,
+                written: first.text.clone(),
+                args: args.to_vec(),
+                keeps_safe: true,
+                plain_name: plain,
+                ..Invocation::default()
+            };
+        }
+    }
     let mut inv = Invocation {
         keeps_safe: true,
         ..Invocation::default()
