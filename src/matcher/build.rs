@@ -7,11 +7,11 @@
 //! once and reuses it for millions of lines.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
 use regex_automata::{Input, PatternSet};
+use rustc_hash::FxHashMap;
 
 use super::compile::{compile_many, compile_one};
 use crate::error::TaxonomyError;
@@ -114,7 +114,7 @@ impl PatternGroup {
 /// Structured patterns of one class, grouped by command word.
 #[derive(Debug, Default)]
 pub struct WordGroups {
-    by_word: HashMap<String, PatternGroup>,
+    by_word: FxHashMap<String, PatternGroup>,
     /// Patterns whose command word is a glob (`mkfs.*`), with the globs.
     globbed: PatternGroup,
     globs: Vec<String>,
@@ -126,7 +126,7 @@ impl WordGroups {
         what: &str,
         pick: impl Fn(&crate::taxonomy::Rule) -> bool,
     ) -> WordGroups {
-        let mut words: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut words: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         let mut globbed = Vec::new();
         let mut globs = Vec::new();
         for (i, rule) in tax.rules.iter().enumerate() {

@@ -15,12 +15,14 @@ const SEP: char = '\x1f';
 pub struct Canonical {
     /// `\x1fname\x1ftok\x1f…`
     pub text: String,
+    /// The length of the command word at `text[1..]`.
+    name_len: usize,
 }
 
 impl Canonical {
     /// The command word as matched (an alias resolved).
     pub fn name(&self) -> &str {
-        self.text.split(SEP).find(|t| !t.is_empty()).unwrap_or("")
+        self.text.get(1..1 + self.name_len).unwrap_or("")
     }
 
     /// The tokens after the command word.
@@ -182,7 +184,7 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
             push_token(&mut out, t);
             continue;
         }
-        let mut chars = body.char_indices().peekable();
+        let mut chars = body.char_indices();
         let mut last_pushed = false;
         while let Some((pos, c)) = chars.next() {
             if c == '=' && last_pushed {
@@ -203,8 +205,11 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
                 }
                 break;
             }
-            let flag = format!("-{c}");
-            if specs.takes_value(&flag) {
+            // `c` is ASCII alphanumeric (checked above): `-c` fits a
+            // two-byte buffer, no allocation per letter.
+            let pair = [b'-', c as u8];
+            let flag = std::str::from_utf8(&pair).unwrap_or("-");
+            if specs.takes_value(flag) {
                 let rest = &body[pos + c.len_utf8()..];
                 if !rest.is_empty() {
                     push_token(&mut out, &format!("{flag}={rest}"));
@@ -212,16 +217,19 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
                     push_token(&mut out, &format!("{flag}={}", args[i].text));
                     i += 1;
                 } else {
-                    push_token(&mut out, &flag);
+                    push_token(&mut out, flag);
                 }
                 break;
             }
-            push_token(&mut out, &flag);
+            push_token(&mut out, flag);
             last_pushed = true;
-            let _ = chars.peek();
         }
     }
-    Canonical { text: out }
+    let name_len = out[1..].find(SEP).unwrap_or(0);
+    Canonical {
+        text: out,
+        name_len,
+    }
 }
 
 #[cfg(test)]

@@ -181,7 +181,19 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 _ => {
-                    self.copy_char(&mut w);
+                    // Runs of plain bytes, the bulk of most words, are copied
+                    // in one go.
+                    let run = self.src[self.pos..]
+                        .iter()
+                        .take_while(|&&b| is_plain(b))
+                        .count();
+                    if run > 1 {
+                        w.bytes
+                            .extend_from_slice(&self.src[self.pos..self.pos + run]);
+                        self.pos += run;
+                    } else {
+                        self.copy_char(&mut w);
+                    }
                 }
             }
         }
@@ -627,6 +639,11 @@ pub(super) fn is_meta(b: u8) -> bool {
         b,
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
     )
+}
+
+/// Bytes that mean nothing special anywhere inside an unquoted word.
+fn is_plain(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b':' | b'%' | b'^' | b'~' | b'#')
 }
 
 pub(super) fn is_name_start(b: u8) -> bool {

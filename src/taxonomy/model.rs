@@ -1,10 +1,12 @@
 //! The validated taxonomy: rules in a fixed order, and the command
 //! conventions the normaliser needs.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
 use serde::Serialize;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::schema::RawRule;
 use crate::label::{BlastRadius, Class};
@@ -104,12 +106,12 @@ impl Rule {
 #[derive(Clone, Debug, Default)]
 pub struct CommandSpec {
     /// Options taking a value.
-    pub value_flags: HashSet<String>,
+    pub value_flags: FxHashSet<String>,
     /// Options are whole words (`-Recurse`), not letter bundles.
     pub long_single_dash: bool,
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
-    pub ignore_flags: HashSet<String>,
+    pub ignore_flags: FxHashSet<String>,
     /// The command path this name stands for, if it is an alias.
     pub alias: Option<Vec<String>>,
 }
@@ -120,7 +122,7 @@ pub struct Wrapper {
     /// Its primary name (for reasons).
     pub name: String,
     /// Options taking a value.
-    pub value_flags: HashSet<String>,
+    pub value_flags: FxHashSet<String>,
     /// Positionals consumed before the command.
     pub skip_positionals: usize,
     /// Accepts `NAME=value` words.
@@ -130,9 +132,9 @@ pub struct Wrapper {
     /// Joins its arguments and runs them with `sh -c`.
     pub joins: bool,
     /// Options that turn the call into a lookup.
-    pub lookup_flags: HashSet<String>,
+    pub lookup_flags: FxHashSet<String>,
     /// Options that make the wrapper itself write or act.
-    pub unsafe_flags: HashSet<String>,
+    pub unsafe_flags: FxHashSet<String>,
     /// The option whose value is a shell string.
     pub string_flag: Option<String>,
     /// The option whose value is split into words.
@@ -146,12 +148,12 @@ pub struct Taxonomy {
     /// Every rule, destructive and safe.
     pub rules: Vec<Rule>,
     /// Argument conventions keyed by command path (`git`, `gh run list`).
-    pub commands: HashMap<String, CommandSpec>,
+    pub commands: FxHashMap<String, CommandSpec>,
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
     /// the normaliser only looks for subcommands where some exist.
-    pub command_parents: HashSet<String>,
+    pub command_parents: FxHashSet<String>,
     /// Wrappers keyed by each of their names.
-    pub wrappers: HashMap<String, Wrapper>,
+    pub wrappers: FxHashMap<String, Wrapper>,
     /// Named argument shapes.
     pub shapes: BTreeMap<String, String>,
 }
