@@ -184,9 +184,9 @@ pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
             push_token(&mut out, t);
             continue;
         }
-        let mut chars = body.char_indices();
+        let chars = body.char_indices();
         let mut last_pushed = false;
-        while let Some((pos, c)) = chars.next() {
+        for (pos, c) in chars {
             if c == '=' && last_pushed {
                 // `-w=true`: the value of the previous letter.
                 out.pop();
