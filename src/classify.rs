@@ -345,7 +345,7 @@ impl<'c> Walk<'c> {
                     let inv = Invocation {
                         name: name.into(),
                         written: name.into(),
-                        args: vec![r.target.clone()],
+                        args: Cow::Owned(vec![r.target.clone()]),
                         keeps_safe: true,
                         plain_name: true,
                         ..Invocation::default()
@@ -371,7 +371,7 @@ impl<'c> Walk<'c> {
 
     fn invocation(
         &mut self,
-        inv: Invocation,
+        inv: Invocation<'_>,
         stdin: Option<&str>,
         source: Option<&'static str>,
         depth: usize,
@@ -492,7 +492,7 @@ impl<'c> Walk<'c> {
                     let inv = Invocation {
                         name: "@pipe-shell".into(),
                         written: "@pipe-shell".into(),
-                        args: vec![Word::literal(source)],
+                        args: Cow::Owned(vec![Word::literal(source)]),
                         keeps_safe: true,
                         plain_name: true,
                         ..Invocation::default()

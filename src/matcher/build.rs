@@ -168,7 +168,7 @@ impl WordGroups {
         let glob = self
             .globs
             .iter()
-            .any(|g| glob_match(g, name))
+            .any(|g| name.starts_with(g.split('*').next().unwrap_or("")) && glob_match(g, name))
             .then_some(&self.globbed);
         self.by_word.get(name).into_iter().chain(glob)
     }

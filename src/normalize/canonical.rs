@@ -5,6 +5,8 @@
 //! and `rm --recursive --force x` differ only in spelling the patterns
 //! already cover. See [`crate::taxonomy::pattern`] for the other half.
 
+use std::borrow::Cow;
+
 use super::invocation::Invocation;
 use crate::taxonomy::{CommandSpec, Taxonomy};
 
@@ -53,46 +55,55 @@ fn push_token(out: &mut String, tok: &str) {
 }
 
 /// Looks up the argument conventions active for a command path.
-struct Specs<'t> {
-    active: Vec<&'t CommandSpec>,
-    path: String,
+struct Specs<'t, 'n> {
+    /// The conventions of the command and of each subcommand path matched
+    /// so far (`git`, `git log`): a fixed array, no allocation per command.
+    active: [Option<&'t CommandSpec>; 4],
+    path: Cow<'n, str>,
     extending: bool,
 }
 
-impl<'t> Specs<'t> {
-    fn new(tax: &'t Taxonomy, name: &str) -> Specs<'t> {
+impl<'t, 'n> Specs<'t, 'n> {
+    fn new(tax: &'t Taxonomy, name: &'n str) -> Specs<'t, 'n> {
         Specs {
-            active: tax.commands.get(name).into_iter().collect(),
-            path: name.to_string(),
+            active: [tax.commands.get(name), None, None, None],
+            path: Cow::Borrowed(name),
             extending: true,
         }
     }
 
+    fn specs(&self) -> impl Iterator<Item = &'t CommandSpec> + '_ {
+        self.active.iter().flatten().copied()
+    }
+
     fn positional(&mut self, tax: &'t Taxonomy, word: &str) {
-        if !self.extending || !tax.command_parents.contains(&self.path) {
+        if !self.extending || !tax.command_parents.contains(self.path.as_ref()) {
             self.extending = false;
             return;
         }
         let candidate = format!("{} {}", self.path, word);
-        match tax.commands.get(&candidate) {
-            Some(spec) => {
-                self.active.push(spec);
-                self.path = candidate;
+        match (
+            tax.commands.get(&candidate),
+            self.active.iter().position(Option::is_none),
+        ) {
+            (Some(spec), Some(free)) => {
+                self.active[free] = Some(spec);
+                self.path = Cow::Owned(candidate);
             }
-            None => self.extending = false,
+            _ => self.extending = false,
         }
     }
 
     fn takes_value(&self, flag: &str) -> bool {
-        self.active.iter().any(|s| s.value_flags.contains(flag))
+        self.specs().any(|s| s.value_flags.contains(flag))
     }
 
     fn ignored(&self, flag: &str) -> bool {
-        self.active.iter().any(|s| s.ignore_flags.contains(flag))
+        self.specs().any(|s| s.ignore_flags.contains(flag))
     }
 
     fn long_single_dash(&self) -> bool {
-        self.active.iter().any(|s| s.long_single_dash)
+        self.specs().any(|s| s.long_single_dash)
     }
 }
 
@@ -104,7 +115,7 @@ fn looks_like_option(word: &str) -> bool {
 }
 
 /// Builds the canonical form of an invocation.
-pub fn canonical(inv: &Invocation, tax: &Taxonomy) -> Canonical {
+pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
     let mut out = String::with_capacity(inv.name.len() + 2 + inv.args.len() * 8);
     out.push(SEP);
     let alias = tax.commands.get(&inv.name).and_then(|s| s.alias.as_ref());

@@ -1,6 +1,8 @@
 //! From a simple command as written to the command that actually runs:
 //! command-word normalisation and wrapper peeling.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::shell::Word;
@@ -24,13 +26,14 @@ const SYSTEM_DIRS: &[&str] = &[
 /// A command after normalisation: the real command word, its arguments, and
 /// what was peeled off to get there.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Invocation {
+pub struct Invocation<'a> {
     /// The command word: basename, lowercase, `.exe` removed.
     pub name: String,
     /// The command word as written (after quote removal).
     pub written: String,
-    /// The arguments.
-    pub args: Vec<Word>,
+    /// The arguments: borrowed from the command as written unless a wrapper
+    /// rewrote them.
+    pub args: Cow<'a, [Word]>,
     /// Wrappers peeled off, outermost first.
     pub wrappers: Vec<String>,
     /// False when a peeled wrapper changes who or where the command runs
@@ -46,11 +49,11 @@ pub struct Invocation {
     pub wrapper_script: Option<Word>,
 }
 
-impl Invocation {
+impl Invocation<'_> {
     /// The normalised command line: name and arguments joined by spaces.
     pub fn display(&self) -> String {
         let mut s = self.name.clone();
-        for a in &self.args {
+        for a in self.args.iter() {
             s.push(' ');
             s.push_str(&a.text);
         }
@@ -90,7 +93,7 @@ fn is_assignment_word(w: &Word) -> bool {
 
 /// Peels wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, …) off a
 /// command, as listed in the taxonomy's `commands.toml`.
-pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
+pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
     // Most commands have no wrapper: take them as they are, copying the
     // words once.
     if let Some((first, args)) = words.split_first() {
@@ -99,7 +102,7 @@ pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
             return Invocation {
                 name,
                 written: first.text.clone(),
-                args: args.to_vec(),
+                args: Cow::Borrowed(args),
                 keeps_safe: true,
                 plain_name: plain,
                 ..Invocation::default()
@@ -232,7 +235,7 @@ pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
                 inv.name = last.clone();
                 inv.written = last;
                 inv.plain_name = true;
-                inv.args = rest;
+                inv.args = Cow::Owned(rest);
                 return inv;
             }
         }
@@ -242,7 +245,7 @@ pub fn peel(words: &[Word], tax: &Taxonomy) -> Invocation {
         inv.name = name;
         inv.written = first.text.clone();
         inv.plain_name = plain;
-        inv.args = args.to_vec();
+        inv.args = Cow::Owned(args.to_vec());
     }
     inv
 }

@@ -169,7 +169,11 @@ fn join(words: &[Word]) -> (String, bool) {
 
 /// The nested work of one invocation. `stdin` is text the script itself
 /// feeds it (a here-document, here-string, or `echo … |`).
-pub fn nested(inv: &Invocation, stdin: Option<&str>, stdin_source: Option<&str>) -> Vec<Nested> {
+pub fn nested(
+    inv: &Invocation<'_>,
+    stdin: Option<&str>,
+    stdin_source: Option<&str>,
+) -> Vec<Nested> {
     let mut out = Vec::new();
     if let Some(script) = &inv.wrapper_script {
         out.push(Nested::Script {
@@ -262,7 +266,12 @@ pub fn nested(inv: &Invocation, stdin: Option<&str>, stdin_source: Option<&str>)
     out
 }
 
-fn shell(inv: &Invocation, stdin: Option<&str>, stdin_source: Option<&str>, out: &mut Vec<Nested>) {
+fn shell(
+    inv: &Invocation<'_>,
+    stdin: Option<&str>,
+    stdin_source: Option<&str>,
+    out: &mut Vec<Nested>,
+) {
     let args = &inv.args;
     let mut i = usize::from(inv.name == "busybox");
     let mut has_c = false;

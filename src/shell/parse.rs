@@ -810,6 +810,7 @@ impl<'a> Parser<'a> {
     fn parse_simple_command(&mut self) {
         let start = self.pos;
         let mut cmd = SimpleCommand {
+            words: Vec::with_capacity(4),
             pipeline: self.pipeline,
             stage: self.stage,
             in_substitution: self.subst_level > 0,
@@ -895,6 +896,9 @@ impl<'a> Parser<'a> {
         cmd: &mut SimpleCommand,
         heredoc_marks: Option<&mut Vec<usize>>,
     ) -> bool {
+        if !matches!(self.peek(), Some(b'0'..=b'9' | b'<' | b'>' | b'&')) {
+            return false;
+        }
         let save = self.pos;
         let mut fd = None;
         let mut i = self.pos;

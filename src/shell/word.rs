@@ -19,7 +19,7 @@ pub(super) struct WordBuf {
 impl WordBuf {
     pub(super) fn new(start: usize) -> WordBuf {
         WordBuf {
-            bytes: Vec::new(),
+            bytes: Vec::with_capacity(16),
             literal: true,
             quoted: false,
             substitution: false,
@@ -183,10 +183,19 @@ impl Parser<'_> {
                 _ => {
                     // Runs of plain bytes, the bulk of most words, are copied
                     // in one go.
-                    let run = self.src[self.pos..]
-                        .iter()
-                        .take_while(|&&b| is_plain(b))
-                        .count();
+                    // This byte is ordinary here; so are the plain ones after
+                    // it (and dots and commas outside braces).
+                    let outside_braces = w.brace_open == 0;
+                    let run = if b.is_ascii() {
+                        1 + self.src[self.pos + 1..]
+                            .iter()
+                            .take_while(|&&c| {
+                                is_plain(c) || (outside_braces && matches!(c, b'.' | b','))
+                            })
+                            .count()
+                    } else {
+                        0
+                    };
                     if run > 1 {
                         w.bytes
                             .extend_from_slice(&self.src[self.pos..self.pos + run]);
