@@ -113,10 +113,21 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("taxonomy");
     group.sample_size(10);
     let sources = embedded_sources();
-    group.bench_function("load_and_compile", |b| {
+    // What a hook process pays: the build-time JSON, patterns left for
+    // first use.
+    group.bench_function("load_embedded_fast", |b| {
+        b.iter(|| {
+            toolgate::taxonomy::load_embedded_fast()
+                .map(|t| t.rules.len())
+                .ok()
+        })
+    });
+    // Every pattern generated, checked and compiled, from the TOML.
+    group.bench_function("load_and_compile_everything", |b| {
         b.iter(|| {
             let tax = load_sources(black_box(&sources)).map_err(|e| e.to_string());
             tax.and_then(|t| Classifier::new(t).map_err(|e| e.to_string()))
+                .and_then(|c| c.compile_all().map_err(|e| e.to_string()))
         })
     });
     group.finish();
