@@ -1,25 +1,11 @@
 //! The `toolgate` binary as a user runs it.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use crate::util;
 
 fn toolgate(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawning toolgate: {e}"));
-    if let Some(text) = stdin {
-        if let Some(mut pipe) = child.stdin.take() {
-            let _ = pipe.write_all(text.as_bytes());
-        }
-    }
-    drop(child.stdin.take());
-    child
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("waiting for toolgate: {e}"))
+    util::run(args, stdin.unwrap_or_default().as_bytes(), &[])
 }
 
 fn stdout(o: &Output) -> String {
@@ -132,17 +118,11 @@ fn scan_jsonl_keeps_input_order_and_reports_bad_lines() {
 
 #[test]
 fn scan_invalid_utf8_is_reported_and_never_safe() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
-        .args(["scan", "--format", "jsonl", "--fail-on", "destructive"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    if let Some(mut pipe) = child.stdin.take() {
-        let _ = pipe.write_all(b"ls src\nls \xff\n");
-    }
-    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let o = util::run(
+        &["scan", "--format", "jsonl", "--fail-on", "destructive"],
+        b"ls src\nls \xff\n",
+        &[],
+    );
     let got = stdout(&o);
     let lines: Vec<&str> = got.lines().collect();
     assert!(lines[0].contains("\"safety_label\":\"safe\""));

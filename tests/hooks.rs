@@ -1,9 +1,9 @@
 //! `toolgate hook` as each agent runs it: real payloads in, protocol answers
 //! out, and a well-formed fail-closed answer for every kind of bad input.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+
+use crate::util;
 
 use serde_json::{json, Value};
 
@@ -14,25 +14,9 @@ struct Out {
 }
 
 fn hook(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolgate"));
-    cmd.arg("hook").args(args);
-    cmd.env_remove("TOOLGATE_MODE")
-        .env_remove("TOOLGATE_CONFIG")
-        .env_remove("TOOLGATE_HEADLESS");
-    cmd.env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{e}"));
-    if let Some(mut pipe) = child.stdin.take() {
-        let _ = pipe.write_all(stdin);
-    }
-    let o = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    let mut full = vec!["hook"];
+    full.extend_from_slice(args);
+    let o = util::run(&full, stdin, env);
     Out {
         code: o.status.code(),
         stdout: String::from_utf8_lossy(&o.stdout).into_owned(),

@@ -10,3 +10,4 @@ mod own_corpus;
 mod peers;
 mod properties;
 mod taxonomy_examples;
+mod util;

@@ -295,15 +295,21 @@ impl Parser<'_> {
                         self.pos += 1;
                     }
                 },
-                b'$' => self.read_dollar(w, true),
-                b'`' => self.read_backquote(w, true),
-                _ => {
-                    self.copy_char(w);
-                }
+                _ => self.expansion_or_char(w, b),
             }
             if self.failed() {
                 return;
             }
+        }
+    }
+
+    /// Inside double quotes and `${…}`: `$` and backquotes expand, anything
+    /// else is copied.
+    fn expansion_or_char(&mut self, w: &mut WordBuf, b: u8) {
+        match b {
+            b'$' => self.read_dollar(w, true),
+            b'`' => self.read_backquote(w, true),
+            _ => self.copy_char(w),
         }
     }
 
@@ -483,11 +489,7 @@ impl Parser<'_> {
                     self.pos += 1;
                     self.read_double_quoted(w);
                 }
-                b'$' => self.read_dollar(w, true),
-                b'`' => self.read_backquote(w, true),
-                _ => {
-                    self.copy_char(w);
-                }
+                _ => self.expansion_or_char(w, b),
             }
             if self.failed() {
                 return;

@@ -1,0 +1,31 @@
+//! Running the built `toolgate` binary the way users and agents do.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `toolgate ARGS` with `stdin` piped in and `env` set, the hook's
+/// environment variables cleared and no user config file in reach.
+pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolgate"));
+    cmd.args(args)
+        .env_remove("TOOLGATE_MODE")
+        .env_remove("TOOLGATE_CONFIG")
+        .env_remove("TOOLGATE_HEADLESS")
+        .env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning toolgate: {e}"));
+    if let Some(mut pipe) = child.stdin.take() {
+        // A child that stops reading early (a refused payload) is fine.
+        let _ = pipe.write_all(stdin);
+    }
+    child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("waiting for toolgate: {e}"))
+}
