@@ -24,8 +24,8 @@ use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
 /// Some patterns, compiled into one automaton on first use.
 #[derive(Debug, Default)]
 pub struct PatternGroup {
-    /// What the group is, for error messages.
-    what: String,
+    /// What the group holds, for error messages (with `word`, if any).
+    what: &'static str,
     /// The command word every command reaching this group has, when there
     /// is one: structured patterns are compiled for that word alone.
     word: Option<String>,
@@ -35,7 +35,7 @@ pub struct PatternGroup {
 }
 
 impl PatternGroup {
-    fn new(what: String, rules: Vec<usize>) -> PatternGroup {
+    fn new(what: &'static str, rules: Vec<usize>) -> PatternGroup {
         PatternGroup {
             what,
             word: None,
@@ -54,7 +54,7 @@ impl PatternGroup {
                 for &i in &self.rules {
                     let c = tax.rules[i]
                         .compiled(&tax.shapes)
-                        .map_err(|e| format!("{}: {e}", self.what))?;
+                        .map_err(|e| format!("{}: {e}", self.describe()))?;
                     patterns.push(match (&self.word, &c.tail) {
                         (Some(word), Some(tail)) => {
                             format!("^\\x1f{}\\x1f{tail}", regex_escape(word))
@@ -65,11 +65,19 @@ impl PatternGroup {
                 let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
                 compile_many(&refs)
                     .map(Some)
-                    .map_err(|e| format!("{}: {e}", self.what))
+                    .map_err(|e| format!("{}: {e}", self.describe()))
             })
             .as_ref()
             .map(Option::as_ref)
             .map_err(String::as_str)
+    }
+
+    /// The group, for error messages.
+    fn describe(&self) -> String {
+        match &self.word {
+            Some(w) => format!("{} for `{w}`", self.what),
+            None => self.what.to_string(),
+        }
     }
 
     /// Appends to `out` the rule index of every pattern matching `haystack`.
@@ -123,7 +131,7 @@ pub struct WordGroups {
 impl WordGroups {
     fn build(
         tax: &Taxonomy,
-        what: &str,
+        what: &'static str,
         pick: impl Fn(&crate::taxonomy::Rule) -> bool,
     ) -> WordGroups {
         let mut words: FxHashMap<String, Vec<usize>> = FxHashMap::default();
@@ -140,9 +148,12 @@ impl WordGroups {
                     }
                     globs.push(alt.to_string());
                 } else {
-                    let list = words.entry(alt.to_string()).or_default();
-                    if !list.contains(&i) {
-                        list.push(i);
+                    match words.get_mut(alt) {
+                        Some(list) if !list.contains(&i) => list.push(i),
+                        Some(_) => {}
+                        None => {
+                            words.insert(alt.to_string(), vec![i]);
+                        }
                     }
                 }
             }
@@ -150,15 +161,14 @@ impl WordGroups {
         let by_word = words
             .into_iter()
             .map(|(w, rules)| {
-                let label = format!("{what} for `{w}`");
-                let mut group = PatternGroup::new(label, rules);
+                let mut group = PatternGroup::new(what, rules);
                 group.word = Some(w.clone());
                 (w, group)
             })
             .collect();
         WordGroups {
             by_word,
-            globbed: PatternGroup::new(format!("{what} with glob command words"), globbed),
+            globbed: PatternGroup::new(what, globbed),
             globs,
         }
     }
@@ -227,10 +237,10 @@ impl Matcher {
                 structured(Class::Destructive),
             ),
             safe: WordGroups::build(tax, "safe entries", structured(Class::Safe)),
-            sql: PatternGroup::new("sql entries".into(), pick(RuleKind::Sql)),
-            code: PatternGroup::new("code entries".into(), pick(RuleKind::Code)),
+            sql: PatternGroup::new("sql entries", pick(RuleKind::Sql)),
+            code: PatternGroup::new("code entries", pick(RuleKind::Code)),
             line: WordGroups::build(tax, "regex entries", |r| r.kind == RuleKind::Regex),
-            line_any: PatternGroup::new("regex entries for any command".into(), any_line),
+            line_any: PatternGroup::new("regex entries for any command", any_line),
             forbid: lazy(),
             require: lazy(),
         }
@@ -247,7 +257,7 @@ impl Matcher {
             .chain([&self.sql, &self.code, &self.line_any]);
         for g in groups {
             g.regex(tax).map_err(|message| TaxonomyError::Build {
-                what: g.what.clone(),
+                what: g.describe(),
                 message: message.to_string(),
             })?;
         }

@@ -5,11 +5,12 @@
 //! so tests and users can load their own; every error names the file, the
 //! line and the field.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::matcher::compile::check_syntax;
 use include_dir::{include_dir, Dir};
+use rustc_hash::FxHashMap;
 
 use std::sync::OnceLock;
 
@@ -127,26 +128,25 @@ pub fn build(
         }
     }
     // Command files first (rules use their shapes), then rules in path order.
-    let mut seen: HashMap<String, String> = HashMap::new();
+    // Where each id was first defined: (file, line).
+    let mut seen: FxHashMap<String, (String, usize)> = FxHashMap::default();
     for (file, text, parsed) in rule_files {
+        let mut lines = text.map(IdLines::new);
         for (class, raws) in [
             (Class::Destructive, parsed.destructive),
             (Class::Safe, parsed.safe),
         ] {
             for raw in raws {
-                let again_here = seen
-                    .get(&raw.id)
-                    .is_some_and(|at| at.starts_with(&format!("{file}:")));
-                let line = text.map_or(0, |t| line_of_id(t, &raw.id, usize::from(again_here)));
-                if let Some(first) = seen.get(&raw.id) {
+                let line = lines.as_mut().map_or(0, |l| l.next_line_of(&raw.id));
+                if let Some((first_file, first_line)) = seen.get(&raw.id) {
                     return Err(TaxonomyError::DuplicateId {
                         file: file.clone(),
                         line,
                         id: raw.id.clone(),
-                        first: first.clone(),
+                        first: format!("{first_file}:{first_line}"),
                     });
                 }
-                seen.insert(raw.id.clone(), format!("{file}:{line}"));
+                seen.insert(raw.id.clone(), (file.clone(), line));
                 let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
                 tax.rules.push(rule);
             }
@@ -193,12 +193,19 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     build(parsed, false)
 }
 
+/// How many taxonomy files the binary embeds (paths only, no contents).
 fn embedded_file_count() -> usize {
-    let mut all = Vec::new();
-    collect(&EMBEDDED, &mut all);
-    all.iter()
-        .filter(|(p, _)| p == COMMANDS_FILE || p.starts_with(RULES_DIR))
-        .count()
+    fn count(dir: &Dir<'static>) -> usize {
+        let here = dir
+            .files()
+            .filter(|f| {
+                let p = f.path().to_string_lossy();
+                p.ends_with(".toml") && (p == COMMANDS_FILE || p.starts_with(RULES_DIR))
+            })
+            .count();
+        here + dir.dirs().map(count).sum::<usize>()
+    }
+    count(&EMBEDDED)
 }
 
 fn load_commands(
@@ -271,17 +278,36 @@ fn load_commands(
     Ok(())
 }
 
-/// The line of the `nth` (0-based) `id = "…"` line for `id` in a file.
-fn line_of_id(text: &str, id: &str, nth: usize) -> usize {
-    let needle = format!("\"{id}\"");
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| {
+/// The `id = "…"` lines of a file, read once: entries ask for their line in
+/// file order, and a repeated id gets its next occurrence.
+struct IdLines<'t> {
+    lines: FxHashMap<&'t str, Vec<usize>>,
+}
+
+impl<'t> IdLines<'t> {
+    fn new(text: &'t str) -> IdLines<'t> {
+        let mut lines: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+        for (i, l) in text.lines().enumerate() {
             let t = l.trim_start();
-            t.starts_with("id") && t.contains(&needle)
-        })
-        .nth(nth)
-        .map_or(0, |(i, _)| i + 1)
+            let Some(rest) = t.strip_prefix("id") else {
+                continue;
+            };
+            let Some(value) = rest.trim_start().strip_prefix('=') else {
+                continue;
+            };
+            let value = value.trim().trim_matches('"');
+            lines.entry(value).or_default().push(i + 1);
+        }
+        // Hand out occurrences front to back.
+        for v in lines.values_mut() {
+            v.reverse();
+        }
+        IdLines { lines }
+    }
+
+    fn next_line_of(&mut self, id: &str) -> usize {
+        self.lines.get_mut(id).and_then(Vec::pop).unwrap_or(0)
+    }
 }
 
 fn line_of_key(text: &str, key: &str) -> usize {
@@ -451,7 +477,7 @@ fn validate_rule(
     } else {
         // Generating patterns is most of a taxonomy's load time: leave it
         // until a command with this entry's word is first seen.
-        deferred = Some(Box::new(raw.clone()));
+        deferred = Some(());
     }
     if let Some(Ok(c)) = compiled.get().filter(|_| check_patterns) {
         if let Err(e) = check_syntax(&c.pattern) {
@@ -464,20 +490,23 @@ fn validate_rule(
             return Err(err(field, format!("invalid regex: {e}")));
         }
     }
+    // A deferred entry keeps its raw form for pattern generation; the
+    // fields a label needs are copied out (they are short).
+    let (examples, near_misses) = (raw.examples.clone(), raw.near_misses.clone());
     Ok(Rule {
-        id: raw.id,
+        id: raw.id.clone(),
         class,
-        category: raw.category,
+        category: raw.category.clone(),
         blast_radius,
-        reason: raw.reason,
+        reason: raw.reason.clone(),
         file: file.to_string(),
         line,
         kind,
-        commands: raw.command,
-        examples: raw.examples,
-        near_misses: raw.near_misses,
+        commands: raw.command.clone(),
+        examples,
+        near_misses,
         compiled,
-        deferred,
+        deferred: deferred.map(|()| Box::new(raw)),
     })
 }
 
