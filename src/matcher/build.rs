@@ -125,7 +125,8 @@ pub struct WordGroups {
     by_word: FxHashMap<String, PatternGroup>,
     /// Patterns whose command word is a glob (`mkfs.*`), with the globs.
     globbed: PatternGroup,
-    globs: Vec<String>,
+    /// The glob words, each with its literal prefix (checked first).
+    globs: Vec<(String, String)>,
 }
 
 impl WordGroups {
@@ -146,7 +147,8 @@ impl WordGroups {
                     if !globbed.contains(&i) {
                         globbed.push(i);
                     }
-                    globs.push(alt.to_string());
+                    let prefix = alt.split('*').next().unwrap_or("").to_string();
+                    globs.push((prefix, alt.to_string()));
                 } else {
                     match words.get_mut(alt) {
                         Some(list) if !list.contains(&i) => list.push(i),
@@ -178,7 +180,7 @@ impl WordGroups {
         let glob = self
             .globs
             .iter()
-            .any(|g| name.starts_with(g.split('*').next().unwrap_or("")) && glob_match(g, name))
+            .any(|(prefix, g)| name.starts_with(prefix.as_str()) && glob_match(g, name))
             .then_some(&self.globbed);
         self.by_word.get(name).into_iter().chain(glob)
     }

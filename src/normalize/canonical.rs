@@ -116,7 +116,9 @@ fn looks_like_option(word: &str) -> bool {
 
 /// Builds the canonical form of an invocation.
 pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
-    let mut out = String::with_capacity(inv.name.len() + 2 + inv.args.len() * 8);
+    // Room for every token plus its separator (and a few `=` and `./`).
+    let size = inv.name.len() + 2 + inv.args.iter().map(|a| a.text.len() + 3).sum::<usize>();
+    let mut out = String::with_capacity(size + 16);
     out.push(SEP);
     let alias = tax.commands.get(&inv.name).and_then(|s| s.alias.as_ref());
     let mut specs = match alias {

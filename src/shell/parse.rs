@@ -810,7 +810,7 @@ impl<'a> Parser<'a> {
     fn parse_simple_command(&mut self) {
         let start = self.pos;
         let mut cmd = SimpleCommand {
-            words: Vec::with_capacity(4),
+            words: Vec::with_capacity(8),
             pipeline: self.pipeline,
             stage: self.stage,
             in_substitution: self.subst_level > 0,

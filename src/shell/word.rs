@@ -19,7 +19,7 @@ pub(super) struct WordBuf {
 impl WordBuf {
     pub(super) fn new(start: usize) -> WordBuf {
         WordBuf {
-            bytes: Vec::with_capacity(16),
+            bytes: Vec::with_capacity(32),
             literal: true,
             quoted: false,
             substitution: false,
