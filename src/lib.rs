@@ -59,6 +59,7 @@ pub mod hook;
 pub mod label;
 pub mod matcher;
 pub mod normalize;
+pub mod profile;
 pub mod report;
 pub mod shell;
 pub mod taxonomy;

@@ -80,7 +80,7 @@ fn mode_names_normalise_and_bad_names_are_strict() {
     }
     assert_eq!(
         Mode::parse(Some("nope")).unrecognised.as_deref(),
-        Some("nope")
+        Some("mode `nope`")
     );
 }
 

@@ -367,3 +367,29 @@ fn malformed_input_fails_closed_in_every_protocol() {
     let o = hook(&["--protocol", "nonsense"], &claude_payload("ls"), &[]);
     assert_eq!(o.code, Some(2));
 }
+
+#[test]
+fn profile_decides_instead_of_the_mode() {
+    let (d, reason) = claude_decision(&hook(
+        &["--profile", "cautious", "--mode", "autonomous"],
+        &claude_payload("rm -rf build"),
+        &[],
+    ));
+    assert_eq!(d, "ask");
+    assert!(
+        reason.contains("`delete_content` threshold 0.80 of the `cautious` profile"),
+        "{reason}"
+    );
+    let (d, _) = claude_decision(&hook(
+        &[],
+        &claude_payload("rm -rf build"),
+        &[("TOOLGATE_PROFILE", "ci")],
+    ));
+    assert_eq!(d, "allow");
+    let (d, _) = claude_decision(&hook(
+        &["--profile", "manual"],
+        &claude_payload("git status"),
+        &[],
+    ));
+    assert_eq!(d, "ask");
+}

@@ -8,6 +8,7 @@ mod labels;
 mod malicious;
 mod own_corpus;
 mod peers;
+mod profiles;
 mod properties;
 mod taxonomy_examples;
 mod util;

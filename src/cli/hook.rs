@@ -1,7 +1,9 @@
 //! `toolgate hook`: one payload in, one answer out, and never a crash.
 //!
 //! Mode precedence: `--mode`, then `TOOLGATE_MODE`, then the config file's
-//! `mode`, else the legacy default. Config file: `--config`, then
+//! `mode`, else the legacy default. A profile (`--profile`,
+//! `TOOLGATE_PROFILE`, `profile` in the file, same precedence) decides
+//! instead of the mode when one is given. Config file: `--config`, then
 //! `TOOLGATE_CONFIG`, then `$XDG_CONFIG_HOME/toolgate/config.toml` (or
 //! `~/.config/toolgate/config.toml`) when it exists. Headless: `--headless`,
 //! `TOOLGATE_HEADLESS=1`, or `headless = true` in the file.
@@ -26,6 +28,11 @@ pub struct HookArgs {
     /// strict).
     #[arg(long)]
     pub mode: Option<String>,
+    /// manual, review, supervised, cautious, trusted, auto, ci or full-auto:
+    /// an automation profile decides instead of the mode (an unknown name
+    /// is strict).
+    #[arg(long)]
+    pub profile: Option<String>,
     /// A TOML configuration file (mode, rules, tool hints).
     #[arg(long)]
     pub config: Option<PathBuf>,
@@ -103,9 +110,11 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
             }
         };
         let mode = args.mode.clone().or_else(|| env("TOOLGATE_MODE"));
+        let profile = args.profile.clone().or_else(|| env("TOOLGATE_PROFILE"));
         let gate_config = match config_path(args.config.clone()) {
             None => GateConfig {
                 mode,
+                profile,
                 ..GateConfig::default()
             },
             Some(path) => {
@@ -115,7 +124,8 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
                     .and_then(|text| HookConfig::parse(&name, &text).map_err(|e| e.to_string()));
                 match parsed.and_then(|c| {
                     opts.headless |= c.headless;
-                    c.gate_config(&name, mode).map_err(|e| e.to_string())
+                    c.gate_config(&name, mode, profile)
+                        .map_err(|e| e.to_string())
                 }) {
                     Ok(g) => g,
                     Err(e) => {

@@ -58,7 +58,8 @@ pub enum Mode {
 pub struct ModeChoice {
     /// The mode in force.
     pub mode: Mode,
-    /// Set when the requested name was not recognised.
+    /// Set when the requested mode or profile was not recognised (which
+    /// one, quoted).
     pub unrecognised: Option<String>,
 }
 
@@ -90,7 +91,7 @@ impl Mode {
             _ => {
                 return ModeChoice {
                     mode: Mode::Strict,
-                    unrecognised: Some(raw.to_string()),
+                    unrecognised: Some(format!("mode `{raw}`")),
                 }
             }
         };

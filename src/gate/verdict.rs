@@ -9,6 +9,7 @@ use super::mode::{Decision, Mode, ModeChoice};
 use super::rules::Rules;
 use crate::classify::Classifier;
 use crate::label::Label;
+use crate::profile::{automation_profile, threshold_map, AutomationProfile};
 use crate::tools::{Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
 
 /// What the gate says about one call.
@@ -37,6 +38,9 @@ pub struct GateConfig {
     pub shell_tools: Option<Vec<String>>,
     /// MCP hints for non-shell tools, by tool name.
     pub hints: HashMap<String, Hints>,
+    /// An automation profile by name (`cautious`, `full_auto`, …): when
+    /// set, it decides instead of the mode. An unknown name is strict.
+    pub profile: Option<String>,
 }
 
 /// Turns tool calls into verdicts.
@@ -44,6 +48,7 @@ pub struct GateConfig {
 pub struct Gate<'c> {
     labeler: ToolLabeler<'c>,
     mode: ModeChoice,
+    profile: Option<&'static AutomationProfile>,
     rules: Rules,
     hints: HashMap<String, Hints>,
 }
@@ -66,9 +71,24 @@ impl<'c> Gate<'c> {
         let shell_tools = config
             .shell_tools
             .unwrap_or_else(|| DEFAULT_SHELL_TOOLS.iter().map(|s| s.to_string()).collect());
+        let requested = config
+            .profile
+            .as_deref()
+            .map(str::trim)
+            .filter(|p| !p.is_empty());
+        let profile = requested.and_then(automation_profile);
+        let mode = match (requested, profile) {
+            // An unknown profile never widens approval: strict.
+            (Some(bad), None) => ModeChoice {
+                mode: Mode::Strict,
+                unrecognised: Some(format!("profile {bad}")),
+            },
+            _ => Mode::parse(config.mode.as_deref()),
+        };
         Gate {
             labeler: ToolLabeler::new(classifier).shell_tools(shell_tools),
-            mode: Mode::parse(config.mode.as_deref()),
+            mode,
+            profile,
             rules: config.rules,
             hints: config.hints,
         }
@@ -86,6 +106,18 @@ impl<'c> Gate<'c> {
 
     /// Decides one call. `hints` overrides the configured hints for the tool.
     pub fn decide(&self, tool: &str, args: &Value, hints: Option<Hints>) -> Verdict {
+        self.decide_with_confidence(tool, args, hints, None)
+    }
+
+    /// Decides one call, with the caller's confidence in it (used by
+    /// automation profiles; the label's own confidence otherwise).
+    pub fn decide_with_confidence(
+        &self,
+        tool: &str,
+        args: &Value,
+        hints: Option<Hints>,
+        confidence: Option<f64>,
+    ) -> Verdict {
         let hints = hints
             .or_else(|| self.hints.get(tool).copied())
             .unwrap_or_default();
@@ -122,6 +154,15 @@ impl<'c> Gate<'c> {
                 source: "rule_ask".into(),
             };
         }
+        if let (Some(profile), Some(map)) = (self.profile, threshold_map()) {
+            let d = profile.decide(&label, confidence, map);
+            return Verdict {
+                decision: d.decision,
+                reason: format!("{} ({} label)", d.reason, label.class),
+                label,
+                source: format!("profile_{}", profile.name),
+            };
+        }
         let mode = self.mode.mode;
         let decision = mode.decide(&label);
         let mut reason = format!(
@@ -140,7 +181,7 @@ impl<'c> Gate<'c> {
             reason.push_str(&label.reason);
         }
         if let Some(bad) = &self.mode.unrecognised {
-            reason.push_str(&format!(" (unrecognised mode `{bad}`: using strict)"));
+            reason.push_str(&format!(" (unrecognised {bad}: using strict)"));
         }
         Verdict {
             decision,

@@ -3,6 +3,7 @@
 //!
 //! ```toml
 //! mode = "balanced"            # strict | balanced | restricted | autonomous
+//! # profile = "cautious"       # an automation profile decides instead
 //! headless = false             # turn ask into deny (for `gemini -p`, CI)
 //! shell_tools = ["Bash", "run_shell_command", "shell"]
 //!
@@ -30,6 +31,8 @@ use crate::tools::Hints;
 pub struct HookConfig {
     /// The safety mode.
     pub mode: Option<String>,
+    /// An automation profile (decides instead of the mode).
+    pub profile: Option<String>,
     /// Turn every ask into a deny.
     #[serde(default)]
     pub headless: bool,
@@ -98,9 +101,14 @@ impl HookConfig {
         })
     }
 
-    /// The gate configuration this file describes. `mode` overrides the
-    /// file's mode (the flag and environment come first).
-    pub fn gate_config(&self, file: &str, mode: Option<String>) -> Result<GateConfig, ConfigError> {
+    /// The gate configuration this file describes. `mode` and `profile`
+    /// override the file's (the flag and environment come first).
+    pub fn gate_config(
+        &self,
+        file: &str,
+        mode: Option<String>,
+        profile: Option<String>,
+    ) -> Result<GateConfig, ConfigError> {
         let rules = Rules::parse(&self.rules.allow, &self.rules.ask, &self.rules.deny).map_err(
             |source| ConfigError::Rule {
                 file: file.to_string(),
@@ -122,6 +130,7 @@ impl HookConfig {
             .collect();
         Ok(GateConfig {
             mode: mode.or_else(|| self.mode.clone()),
+            profile: profile.or_else(|| self.profile.clone()),
             rules,
             shell_tools: self.shell_tools.clone(),
             hints,

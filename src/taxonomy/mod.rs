@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 pub use load::{
     build, dir_sources, embedded_sources, load_embedded_fast, load_sources, ParsedFile,
-    COMMANDS_FILE, RULES_DIR,
+    COMMANDS_FILE, EMBEDDED, RULES_DIR,
 };
 pub use model::{CommandSpec, Compiled, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
 pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};

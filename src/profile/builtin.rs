@@ -1,0 +1,90 @@
+//! The built-in profiles, embedded from `taxonomy/profiles/`.
+
+use std::sync::OnceLock;
+
+use super::automation::{AutomationProfile, ThresholdMap};
+use crate::taxonomy::EMBEDDED;
+
+/// Where the automation profiles live in the taxonomy directory.
+pub const AUTOMATION_DIR: &str = "profiles/automation";
+/// The label → threshold map.
+pub const THRESHOLD_MAP: &str = "profiles/automation-map.yaml";
+
+/// A profile file that could not be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct ProfileError {
+    /// The file.
+    pub file: String,
+    /// What is wrong: the YAML error (with line and column) or the field
+    /// and why.
+    pub message: String,
+}
+
+/// Parses and validates an automation profile file.
+pub fn parse_automation(file: &str, text: &str) -> Result<AutomationProfile, ProfileError> {
+    let profile: AutomationProfile = serde_yaml_ng::from_str(text).map_err(|e| ProfileError {
+        file: file.to_string(),
+        message: e.to_string(),
+    })?;
+    profile
+        .validate()
+        .map_err(|(field, message)| ProfileError {
+            file: file.to_string(),
+            message: format!("field `{field}`: {message}"),
+        })?;
+    Ok(profile)
+}
+
+fn embedded_text(path: &str) -> Option<&'static str> {
+    EMBEDDED.get_file(path).and_then(|f| f.contents_utf8())
+}
+
+/// The eight built-in automation profiles, in table order. A file that does
+/// not parse is left out (the test suite fails on it).
+pub fn builtin_automation() -> &'static [AutomationProfile] {
+    static CELL: OnceLock<Vec<AutomationProfile>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let order = [
+            "manual",
+            "review",
+            "supervised",
+            "cautious",
+            "trusted",
+            "auto",
+            "ci",
+            "full-auto",
+        ];
+        order
+            .iter()
+            .filter_map(|n| {
+                let path = format!("{AUTOMATION_DIR}/{n}.yaml");
+                parse_automation(&path, embedded_text(&path)?).ok()
+            })
+            .collect()
+    })
+}
+
+/// The label → threshold map (`None` only on a broken build).
+pub fn threshold_map() -> Option<&'static ThresholdMap> {
+    static CELL: OnceLock<Option<ThresholdMap>> = OnceLock::new();
+    CELL.get_or_init(|| serde_yaml_ng::from_str(embedded_text(THRESHOLD_MAP)?).ok())
+        .as_ref()
+}
+
+/// A built-in automation profile by name; the legacy automation levels
+/// `manual`, `supervised`, `auto` and `full_auto` are accepted too.
+///
+/// ```
+/// let p = toolgate::profile::automation_profile("full_auto").map(|p| p.name.as_str());
+/// assert_eq!(p, Some("full-auto"));
+/// assert!(toolgate::profile::automation_profile("yolo").is_none());
+/// ```
+pub fn automation_profile(name: &str) -> Option<&'static AutomationProfile> {
+    let name = name.trim().to_ascii_lowercase();
+    let name = match name.as_str() {
+        "full_auto" => "full-auto",
+        other => other,
+    };
+    builtin_automation().iter().find(|p| p.name == name)
+}
