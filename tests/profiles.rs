@@ -249,3 +249,194 @@ fn readme_table_matches_the_map() {
         map.default_threshold
     )));
 }
+
+mod safety {
+    use toolgate::profile::{
+        automation_profile, enforce, resolve, PlanSafety, Provenance, SafetyProfile,
+        ToolCallContext, ToolRuntimeError,
+    };
+
+    fn strict() -> SafetyProfile {
+        SafetyProfile {
+            require_sandbox: true,
+            require_checkpoints: true,
+            allow_unsafe_tools: false,
+            require_human_approval: true,
+            allowed_skill_categories: vec!["files".into(), "git".into()],
+            max_cost_per_plan: Some(10.0),
+            max_total_cost: Some(100.0),
+            max_retries_per_step: 3,
+        }
+    }
+
+    /// A call that breaks every constraint at once.
+    fn worst() -> ToolCallContext {
+        ToolCallContext {
+            tool: "deploy".into(),
+            writes: true,
+            plan_read_only: true,
+            plan_requires_checkpoints: false,
+            checkpointable: false,
+            unsafe_tool: true,
+            skill_category: None,
+            sandbox_id: None,
+            human_approved: false,
+            plan_cost: 10.0,
+            total_cost: 100.0,
+            retries: 4,
+        }
+    }
+
+    #[test]
+    fn constraints_apply_in_order_first_failure_wins() {
+        let p = strict();
+        let mut ctx = worst();
+        let mut seen = Vec::new();
+        // Fix each failure in turn; the next one in the order must appear.
+        loop {
+            match enforce(Some(&p), &ctx) {
+                Ok(()) => break,
+                Err(e) => {
+                    seen.push(format!("{e}"));
+                    match e {
+                        ToolRuntimeError::ReadOnlyPlan { .. } => ctx.plan_read_only = false,
+                        ToolRuntimeError::CheckpointRequired { .. } => ctx.checkpointable = true,
+                        ToolRuntimeError::UnsafeToolBlocked { .. } => ctx.unsafe_tool = false,
+                        ToolRuntimeError::SkillCategoryMissing { .. } => {
+                            ctx.skill_category = Some("deploy".into())
+                        }
+                        ToolRuntimeError::SkillCategoryNotAllowed { .. } => {
+                            ctx.skill_category = Some("git".into())
+                        }
+                        ToolRuntimeError::SandboxRequired { .. } => {
+                            ctx.sandbox_id = Some("sb-1".into())
+                        }
+                        ToolRuntimeError::HumanApprovalRequired { .. } => ctx.human_approved = true,
+                        ToolRuntimeError::CostLimitReached {
+                            which: "per-plan", ..
+                        } => ctx.plan_cost = 9.99,
+                        ToolRuntimeError::CostLimitReached { .. } => ctx.total_cost = 99.0,
+                        ToolRuntimeError::RetryLimitExceeded { .. } => ctx.retries = 3,
+                        other => panic!("unexpected {other:?}"),
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                "`deploy` writes, and the plan is read-only",
+                "`deploy` cannot be checkpointed, and checkpoints are required",
+                "`deploy` is marked unsafe, and the profile does not allow unsafe tools",
+                "`deploy` has no skill category in its metadata; the profile allows only: files, git",
+                "`deploy` is in skill category `deploy`; the profile allows only: files, git",
+                "`deploy` writes, and the profile requires a sandbox id for writes",
+                "`deploy` needs a person's approval, and none is recorded",
+                "the per-plan cost limit is reached: 10 spent of 10",
+                "the total cost limit is reached: 100 spent of 100",
+                "4 retries exceed the limit of 3 per step",
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_profile_only_the_plan_flags_apply() {
+        let mut ctx = worst();
+        assert!(matches!(
+            enforce(None, &ctx),
+            Err(ToolRuntimeError::ReadOnlyPlan { .. })
+        ));
+        ctx.plan_read_only = false;
+        assert_eq!(enforce(None, &ctx), Ok(()));
+        ctx.plan_requires_checkpoints = true;
+        assert!(matches!(
+            enforce(None, &ctx),
+            Err(ToolRuntimeError::CheckpointRequired { .. })
+        ));
+        // Reads pass a read-only plan.
+        let read = ToolCallContext {
+            tool: "ls".into(),
+            plan_read_only: true,
+            checkpointable: true,
+            ..ToolCallContext::default()
+        };
+        assert_eq!(enforce(None, &read), Ok(()));
+    }
+
+    #[test]
+    fn boundaries_equal_and_one_over() {
+        let p = strict();
+        let ok = ToolCallContext {
+            tool: "t".into(),
+            checkpointable: true,
+            skill_category: Some("files".into()),
+            human_approved: true,
+            plan_cost: 9.99,
+            total_cost: 99.99,
+            retries: 3,
+            ..ToolCallContext::default()
+        };
+        assert_eq!(enforce(Some(&p), &ok), Ok(()));
+        let at_cost = ToolCallContext {
+            plan_cost: 10.0,
+            ..ok.clone()
+        };
+        assert!(matches!(
+            enforce(Some(&p), &at_cost),
+            Err(ToolRuntimeError::CostLimitReached { .. })
+        ));
+        let one_over = ToolCallContext {
+            retries: 4,
+            ..ok.clone()
+        };
+        assert!(matches!(
+            enforce(Some(&p), &one_over),
+            Err(ToolRuntimeError::RetryLimitExceeded { retries: 4, max: 3 })
+        ));
+    }
+
+    #[test]
+    fn resolution_precedence_and_lock() {
+        let built_in = |n: &str| {
+            automation_profile(n)
+                .map(|p| p.safety.clone())
+                .unwrap_or_else(|| panic!("{n}"))
+        };
+        let (plan, action, project, global) = (
+            built_in("manual"),
+            built_in("ci"),
+            built_in("auto"),
+            built_in("full-auto"),
+        );
+        let r = resolve(
+            Some(&plan),
+            Some(&action),
+            Some(&project),
+            Some(&global),
+            None,
+        );
+        assert_eq!(r.provenance, Provenance::Plan);
+        let r = resolve(None, Some(&action), Some(&project), Some(&global), None);
+        assert_eq!(r.provenance, Provenance::Action);
+        let r = resolve(None, None, Some(&project), Some(&global), None);
+        assert_eq!(r.provenance, Provenance::Project);
+        let r = resolve(None, None, None, Some(&global), None);
+        assert_eq!(
+            (
+                r.provenance,
+                r.profile.as_ref().map(|p| p.allow_unsafe_tools)
+            ),
+            (Provenance::Global, Some(true))
+        );
+        let r = resolve(None, None, None, None, None);
+        assert_eq!((r.provenance, r.profile), (Provenance::Default, None));
+        // Locked once resolved.
+        let lock = PlanSafety::new();
+        let first = lock
+            .get_or_resolve(|| resolve(None, Some(&action), None, None, None))
+            .clone();
+        let again = lock.get_or_resolve(|| resolve(Some(&plan), None, None, None, None));
+        assert_eq!(&first, again);
+        assert_eq!(again.provenance, Provenance::Action);
+    }
+}

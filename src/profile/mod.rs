@@ -1,6 +1,10 @@
 //! Profiles: named, versioned policies an operator picks for an agent.
 //!
-//! This first part holds the eight automation profiles of the seed system
+//! [`enforce`] checks a call against a safety profile (the hard constraints,
+//! in a fixed order), and [`resolve`] / [`PlanSafety`] pick the profile that
+//! applies (plan > action > project > global > default), locked to the plan.
+//!
+//! This module also holds the eight automation profiles of the seed system
 //! (manual, review, supervised, cautious, trusted, auto, ci, full-auto):
 //! per-action thresholds in `[0, 1]` and a safety sub-profile, stored as
 //! YAML under `taxonomy/profiles/` and embedded like the taxonomy. The map
@@ -9,6 +13,7 @@
 
 mod automation;
 mod builtin;
+mod safety;
 
 pub use automation::{
     AutomationProfile, CategoryRule, LabelConfidence, ProfileDecision, SafetyProfile, ThresholdMap,
@@ -17,4 +22,7 @@ pub use automation::{
 pub use builtin::{
     automation_profile, builtin_automation, parse_automation, threshold_map, ProfileError,
     AUTOMATION_DIR, THRESHOLD_MAP,
+};
+pub use safety::{
+    enforce, resolve, PlanSafety, Provenance, ResolvedSafety, ToolCallContext, ToolRuntimeError,
 };
