@@ -3,6 +3,7 @@
 mod cli;
 mod differential;
 mod gate;
+mod guards;
 mod hooks;
 mod labels;
 mod malicious;

@@ -13,6 +13,8 @@
 
 mod automation;
 mod builtin;
+mod guardrails;
+mod guards;
 mod safety;
 
 pub use automation::{
@@ -23,6 +25,11 @@ pub use builtin::{
     automation_profile, builtin_automation, parse_automation, threshold_map, ProfileError,
     AUTOMATION_DIR, THRESHOLD_MAP,
 };
+pub use guardrails::{
+    parse_iso8601, ActorLimits, AuditEntry, AuditEvent, GuardrailConfig, GuardrailDecision,
+    GuardrailState, Guardrails, DEFAULT_AUDIT_CAPACITY,
+};
+pub use guards::{GuardDecision, GuardInput, Guards, APPLY_TOOL};
 pub use safety::{
     enforce, resolve, PlanSafety, Provenance, ResolvedSafety, ToolCallContext, ToolRuntimeError,
 };
