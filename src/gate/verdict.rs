@@ -9,8 +9,11 @@ use super::mode::{Decision, Mode, ModeChoice};
 use super::rules::Rules;
 use crate::classify::Classifier;
 use crate::label::Label;
-use crate::profile::{automation_profile, threshold_map, AutomationProfile};
-use crate::tools::{Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
+use crate::profile::{
+    action_class_map, action_profile, automation_profile, threshold_map, ActionCall, ActionProfile,
+    AutomationProfile,
+};
+use crate::tools::{shell_command_arg, Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
 
 /// What the gate says about one call.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -38,9 +41,18 @@ pub struct GateConfig {
     pub shell_tools: Option<Vec<String>>,
     /// MCP hints for non-shell tools, by tool name.
     pub hints: HashMap<String, Hints>,
-    /// An automation profile by name (`cautious`, `full_auto`, …): when
-    /// set, it decides instead of the mode. An unknown name is strict.
+    /// A profile by name: a safety mode (`balanced`, …), an automation
+    /// profile (`cautious`, `full_auto`, …) or an action-class profile
+    /// (`safe-default`, `coding-agent`, …). When set, it decides instead of
+    /// the mode. An unknown name is strict.
     pub profile: Option<String>,
+}
+
+/// The profile that decides in place of the mode.
+#[derive(Clone, Copy, Debug)]
+enum GateProfile {
+    Automation(&'static AutomationProfile),
+    Action(&'static ActionProfile),
 }
 
 /// Turns tool calls into verdicts.
@@ -48,7 +60,7 @@ pub struct GateConfig {
 pub struct Gate<'c> {
     labeler: ToolLabeler<'c>,
     mode: ModeChoice,
-    profile: Option<&'static AutomationProfile>,
+    profile: Option<GateProfile>,
     rules: Rules,
     hints: HashMap<String, Hints>,
 }
@@ -76,10 +88,19 @@ impl<'c> Gate<'c> {
             .as_deref()
             .map(str::trim)
             .filter(|p| !p.is_empty());
-        let profile = requested.and_then(automation_profile);
-        let mode = match (requested, profile) {
+        let as_mode = requested
+            .map(|p| Mode::parse(Some(p)))
+            .filter(|m| m.unrecognised.is_none());
+        let profile = requested.and_then(|p| {
+            automation_profile(p)
+                .map(GateProfile::Automation)
+                .or_else(|| action_profile(p).map(GateProfile::Action))
+        });
+        let mode = match (requested, profile, as_mode) {
+            // A safety mode named as a profile is that mode.
+            (_, _, Some(m)) => m,
             // An unknown profile never widens approval: strict.
-            (Some(bad), None) => ModeChoice {
+            (Some(bad), None, None) => ModeChoice {
                 mode: Mode::Strict,
                 unrecognised: Some(format!("profile {bad}")),
             },
@@ -154,14 +175,42 @@ impl<'c> Gate<'c> {
                 source: "rule_ask".into(),
             };
         }
-        if let (Some(profile), Some(map)) = (self.profile, threshold_map()) {
-            let d = profile.decide(&label, confidence, map);
-            return Verdict {
-                decision: d.decision,
-                reason: format!("{} ({} label)", d.reason, label.class),
-                label,
-                source: format!("profile_{}", profile.name),
-            };
+        match self.profile {
+            Some(GateProfile::Automation(profile)) => {
+                if let Some(map) = threshold_map() {
+                    let d = profile.decide(&label, confidence, map);
+                    return Verdict {
+                        decision: d.decision,
+                        reason: format!("{} ({} label)", d.reason, label.class),
+                        label,
+                        source: format!("profile_{}", profile.name),
+                    };
+                }
+            }
+            Some(GateProfile::Action(profile)) => {
+                if let Some(map) = action_class_map() {
+                    let call = ActionCall {
+                        tool: tool.to_string(),
+                        args: args.clone(),
+                        command: shell
+                            .then(|| shell_command_arg(args).map(str::to_string))
+                            .flatten(),
+                        classes: map.classes_for(&label),
+                        // The shell tool is read by the classifier and a
+                        // tool with hints declared what it does: both are
+                        // confirmed. Any other tool is not.
+                        confirmed: shell || hints != Hints::default(),
+                    };
+                    let d = profile.decide(&call);
+                    return Verdict {
+                        decision: d.decision,
+                        reason: format!("{} ({} label, rule {})", d.reason, label.class, d.rule),
+                        label,
+                        source: format!("profile_{}", profile.name),
+                    };
+                }
+            }
+            None => {}
         }
         let mode = self.mode.mode;
         let decision = mode.decide(&label);

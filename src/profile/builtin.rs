@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 
+use super::action::{ActionProfile, ClassMap};
 use super::automation::{AutomationProfile, ThresholdMap};
 use crate::taxonomy::EMBEDDED;
 
@@ -87,4 +88,61 @@ pub fn automation_profile(name: &str) -> Option<&'static AutomationProfile> {
         other => other,
     };
     builtin_automation().iter().find(|p| p.name == name)
+}
+
+/// Where the action-class profiles live in the taxonomy directory.
+pub const ACTION_DIR: &str = "profiles/action";
+/// The label → action classes map.
+pub const ACTION_CLASS_MAP: &str = "profiles/action-classes.yaml";
+
+/// Parses and validates an action-class profile file.
+pub fn parse_action(file: &str, text: &str) -> Result<ActionProfile, ProfileError> {
+    let profile: ActionProfile = serde_yaml_ng::from_str(text).map_err(|e| ProfileError {
+        file: file.to_string(),
+        message: e.to_string(),
+    })?;
+    profile.validate().map_err(|message| ProfileError {
+        file: file.to_string(),
+        message,
+    })?;
+    Ok(profile)
+}
+
+/// The four built-in action-class profiles. A file that does not parse is
+/// left out (the test suite fails on it).
+pub fn builtin_action() -> &'static [ActionProfile] {
+    static CELL: OnceLock<Vec<ActionProfile>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let order = [
+            "safe-default",
+            "coding-agent",
+            "finance-operations",
+            "customer-support",
+        ];
+        order
+            .iter()
+            .filter_map(|n| {
+                let path = format!("{ACTION_DIR}/{n}.yaml");
+                parse_action(&path, embedded_text(&path)?).ok()
+            })
+            .collect()
+    })
+}
+
+/// A built-in action-class profile by name.
+///
+/// ```
+/// let p = toolgate::profile::action_profile("coding-agent").map(|p| p.version.as_str());
+/// assert_eq!(p, Some("1.0.0"));
+/// ```
+pub fn action_profile(name: &str) -> Option<&'static ActionProfile> {
+    let name = name.trim().to_ascii_lowercase();
+    builtin_action().iter().find(|p| p.name == name)
+}
+
+/// The label → action classes map (`None` only on a broken build).
+pub fn action_class_map() -> Option<&'static ClassMap> {
+    static CELL: OnceLock<Option<ClassMap>> = OnceLock::new();
+    CELL.get_or_init(|| serde_yaml_ng::from_str(embedded_text(ACTION_CLASS_MAP)?).ok())
+        .as_ref()
 }

@@ -10,19 +10,29 @@
 //! YAML under `taxonomy/profiles/` and embedded like the taxonomy. The map
 //! from a call's label to the threshold it answers to is data too
 //! (`taxonomy/profiles/automation-map.yaml`).
+//!
+//! The four action-class profiles (safe-default, coding-agent,
+//! finance-operations, customer-support) decide by the classes of a call
+//! (read, write, delete, …) and by named rules with parameters; they live
+//! under `taxonomy/profiles/action/`.
 
+mod action;
 mod automation;
 mod builtin;
 mod guardrails;
 mod guards;
 mod safety;
 
+pub use action::{
+    ActionCall, ActionClass, ActionProfile, ActionVerdict, ClassMap, ClassRule, NamedRule,
+};
 pub use automation::{
     AutomationProfile, CategoryRule, LabelConfidence, ProfileDecision, SafetyProfile, ThresholdMap,
     Thresholds,
 };
 pub use builtin::{
-    automation_profile, builtin_automation, parse_automation, threshold_map, ProfileError,
+    action_class_map, action_profile, automation_profile, builtin_action, builtin_automation,
+    parse_action, parse_automation, threshold_map, ProfileError, ACTION_CLASS_MAP, ACTION_DIR,
     AUTOMATION_DIR, THRESHOLD_MAP,
 };
 pub use guardrails::{
