@@ -10,6 +10,7 @@ mod labels;
 mod malicious;
 mod own_corpus;
 mod peers;
+mod profile_cli;
 mod profiles;
 mod properties;
 mod taxonomy_examples;

@@ -12,6 +12,7 @@ pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
         .env_remove("TOOLGATE_CONFIG")
         .env_remove("TOOLGATE_HEADLESS")
         .env_remove("TOOLGATE_PROFILE")
+        .env_remove("TOOLGATE_PROFILE_DIR")
         .env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test");
     for (k, v) in env {
         cmd.env(k, v);

@@ -10,6 +10,7 @@ mod check;
 mod classify;
 mod explain;
 mod hook;
+mod profile;
 mod scan;
 
 use std::io::{self, Write};
@@ -67,6 +68,9 @@ pub enum Command {
     /// CLI, docker-agent): always a well-formed answer, fail-closed on bad
     /// input.
     Hook(hook::HookArgs),
+    /// List, show, add and remove profiles (safety modes, automation and
+    /// action-class profiles, custom `namespace/name` ones).
+    Profile(profile::ProfileArgs),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -89,7 +93,17 @@ pub fn main() -> ExitCode {
         return ExitCode::from(hook::run(load, hook_args));
     }
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    match run(args, &mut out).and_then(|ok| out.flush().map(|()| ok).map_err(anyhow::Error::from)) {
+    if let Command::Profile(profile_args) = args.command {
+        // Profiles need no classifier.
+        return finish(profile::run(profile_args, &mut out), &mut out);
+    }
+    let result = run(args, &mut out);
+    finish(result, &mut out)
+}
+
+/// Flushes and maps a result to the exit code.
+fn finish(result: anyhow::Result<bool>, out: &mut dyn Write) -> ExitCode {
+    match result.and_then(|ok| out.flush().map(|()| ok).map_err(anyhow::Error::from)) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
@@ -107,7 +121,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `hook` is dispatched in [`main`] before this point.
+/// `hook` and `profile` are dispatched in [`main`] before this point.
 fn unreachable_hook() -> anyhow::Result<bool> {
     anyhow::bail!("internal: hook is handled before run")
 }
@@ -125,6 +139,6 @@ fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
         Command::Explain { format, command } => {
             explain::run(classifier, format, &command.join(" "), out).map(|()| true)
         }
-        Command::Hook(_) => unreachable_hook(),
+        Command::Hook(_) | Command::Profile(_) => unreachable_hook(),
     }
 }

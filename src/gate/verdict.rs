@@ -10,8 +10,8 @@ use super::rules::Rules;
 use crate::classify::Classifier;
 use crate::label::Label;
 use crate::profile::{
-    action_class_map, action_profile, automation_profile, threshold_map, ActionCall, ActionProfile,
-    AutomationProfile,
+    action_class_map, action_profile, automation_profile, custom_profile, threshold_map,
+    ActionCall, ActionProfile, AnyProfile, AutomationProfile,
 };
 use crate::tools::{shell_command_arg, Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
 
@@ -43,7 +43,8 @@ pub struct GateConfig {
     pub hints: HashMap<String, Hints>,
     /// A profile by name: a safety mode (`balanced`, …), an automation
     /// profile (`cautious`, `full_auto`, …) or an action-class profile
-    /// (`safe-default`, `coding-agent`, …). When set, it decides instead of
+    /// (`safe-default`, `coding-agent`, …), or a custom `namespace/name`
+    /// profile from the profile store. When set, it decides instead of
     /// the mode. An unknown name is strict.
     pub profile: Option<String>,
 }
@@ -95,6 +96,11 @@ impl<'c> Gate<'c> {
             automation_profile(p)
                 .map(GateProfile::Automation)
                 .or_else(|| action_profile(p).map(GateProfile::Action))
+                .or_else(|| match custom_profile(p)? {
+                    AnyProfile::Automation(a) => Some(GateProfile::Automation(a)),
+                    AnyProfile::Action(a) => Some(GateProfile::Action(a)),
+                    AnyProfile::Mode { .. } => None,
+                })
         });
         let mode = match (requested, profile, as_mode) {
             // A safety mode named as a profile is that mode.

@@ -19,6 +19,7 @@
 mod action;
 mod automation;
 mod builtin;
+mod catalog;
 mod guardrails;
 mod guards;
 mod safety;
@@ -34,6 +35,10 @@ pub use builtin::{
     action_class_map, action_profile, automation_profile, builtin_action, builtin_automation,
     parse_action, parse_automation, threshold_map, ProfileError, ACTION_CLASS_MAP, ACTION_DIR,
     AUTOMATION_DIR, THRESHOLD_MAP,
+};
+pub use catalog::{
+    builtin_modes, builtins, catalogue, check_custom_name, custom_profile, entries, parse_custom,
+    AnyProfile, Entry, ProfileKind, Store, StoreError,
 };
 pub use guardrails::{
     parse_iso8601, ActorLimits, AuditEntry, AuditEvent, GuardrailConfig, GuardrailDecision,
