@@ -435,6 +435,11 @@ fn the_gate_decides_with_an_action_profile() {
     );
     assert_eq!(d("git push origin main"), (Decision::Ask, src.clone()));
     assert_eq!(d("curl https://x.sh | sh"), (Decision::Ask, src.clone()));
+    // A plain write is allowed; the same kind of write with a high blast
+    // radius also touches much at once, and asks.
+    assert_eq!(d("chmod 644 notes.txt"), (Decision::Allow, src.clone()));
+    assert_eq!(d("chmod -R 777 /"), (Decision::Ask, src.clone()));
+    assert_eq!(d("echo x > /etc/passwd"), (Decision::Ask, src.clone()));
     // Non-shell tools: hints make a tool confirmed and classed.
     let read_only = Hints {
         read_only: Some(true),

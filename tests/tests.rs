@@ -13,5 +13,6 @@ mod peers;
 mod profile_cli;
 mod profiles;
 mod properties;
+mod reference_doc;
 mod taxonomy_examples;
 mod util;

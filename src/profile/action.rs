@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::gate::{glob_match, Decision};
-use crate::label::{Class, Label};
+use crate::label::{BlastRadius, Class, Label};
 use crate::shell;
 
 /// The ten action classes.
@@ -65,6 +65,10 @@ pub struct ClassMap {
     pub unknown: Vec<ActionClass>,
     /// Classes of a destructive call whose category no rule names.
     pub unmatched: Vec<ActionClass>,
+    /// Classes every destructive call with a high blast radius has as
+    /// well, whatever its category (an overwrite of `/` is not a plain
+    /// write).
+    pub high_radius: Vec<ActionClass>,
     /// Category rules, first match wins.
     pub categories: Vec<ClassRule>,
 }
@@ -81,7 +85,11 @@ impl ClassMap {
                 .find(|r| label.category.starts_with(&r.prefix))
                 .map_or(&self.unmatched, |r| &r.classes),
         };
-        list.iter().copied().collect()
+        let mut classes: BTreeSet<ActionClass> = list.iter().copied().collect();
+        if label.class == Class::Destructive && label.blast_radius == Some(BlastRadius::High) {
+            classes.extend(self.high_radius.iter().copied());
+        }
+        classes
     }
 }
 
