@@ -52,6 +52,7 @@
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
+pub mod action_guard;
 pub mod classify;
 pub mod error;
 pub mod gate;
