@@ -2,6 +2,7 @@
 
 mod action_guard;
 mod action_profiles;
+mod action_run;
 mod cli;
 mod differential;
 mod gate;
