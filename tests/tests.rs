@@ -3,6 +3,7 @@
 mod action_guard;
 mod action_profiles;
 mod action_run;
+mod action_sqlite;
 mod cli;
 mod differential;
 mod gate;

@@ -13,6 +13,7 @@ mod decision;
 mod keys;
 mod policy;
 mod run;
+mod sqlite;
 mod store;
 
 pub use amount::Amount;
@@ -20,4 +21,5 @@ pub use decision::{evaluate, Approver, GuardDecision, GuardVerdict, ReasonCode};
 pub use keys::{Secret, SecretError};
 pub use policy::{ActionPolicy, Policy, PolicyError};
 pub use run::{now, ActionGuard, Outcome, Recovery, RunReport, ToolResult};
+pub use sqlite::SqliteStore;
 pub use store::{judge, ActionStore, IdKind, MemoryStore, Record, Reservation, State, StoreError};
