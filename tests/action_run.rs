@@ -359,3 +359,90 @@ fn secrets_are_checked_and_never_printed() {
     // Different part boundaries give different MACs.
     assert_ne!(s.mac(&[b"ab", b"c"]), s.mac(&[b"a", b"bc"]));
 }
+
+#[test]
+fn reconcile_and_resolve_settle_an_unknown_action() {
+    use toolgate::action_guard::{Lookup, RecoveryError};
+    let store = MemoryStore::new();
+    let g = guard(&store);
+    let calls = Cell::new(0);
+    refund(&g, "k", req("10"), ToolResult::Unknown, &calls);
+    // Young: only a confirmed success would change it.
+    let s = g
+        .reconcile("refund", "k", 900, || Lookup::Failed)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (s.before, s.after, s.recovery),
+        (State::Unknown, State::Unknown, Recovery::Escalate)
+    );
+    // Stale, and the lookup cannot tell: UNKNOWN, stale, escalate.
+    let s = g
+        .reconcile("refund", "k", 0, || Lookup::Unknown)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((s.after, s.recovery), (State::Unknown, Recovery::Escalate));
+    assert_eq!(
+        g.inspect("refund", "k").ok().flatten().map(|r| r.stale),
+        Some(true)
+    );
+    // A person: FAILED on a stale action needs the statement.
+    let e = g.resolve("refund", "k", State::Failed, false).map(|_| ());
+    assert!(matches!(e, Err(RecoveryError::Refused(_))));
+    let s = g
+        .resolve("refund", "k", State::Failed, true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (s.after, s.recovery),
+        (State::Failed, Recovery::RetryAllowed)
+    );
+    // The once_per record was settled with it: another key on the same
+    // order may now run, and the original key starts attempt 2.
+    let r = g.run("refund", Some("k"), &req("10"), &ev(), None, |_, _| {
+        ToolResult::Succeeded
+    });
+    assert_eq!((r.final_outcome, r.attempt), (Outcome::Succeeded, Some(2)));
+    // Succeeded cannot be resolved as failed.
+    assert!(matches!(
+        g.resolve("refund", "k", State::Failed, true),
+        Err(RecoveryError::Refused(_))
+    ));
+    assert!(matches!(
+        g.reconcile("refund", "nope", 0, || Lookup::Succeeded),
+        Err(RecoveryError::NotFound(_))
+    ));
+}
+
+#[test]
+fn reconcile_records_a_confirmed_success_at_any_time_and_a_stale_failure() {
+    use toolgate::action_guard::Lookup;
+    let store = MemoryStore::new();
+    let g = guard(&store);
+    let calls = Cell::new(0);
+    refund(&g, "a", req("10"), ToolResult::Unknown, &calls);
+    let s = g
+        .reconcile("refund", "a", 900, || Lookup::Succeeded)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (s.after, s.recovery),
+        (State::Succeeded, Recovery::VerifiedSucceeded)
+    );
+    assert_eq!(
+        refund(&g, "a", req("10"), ToolResult::Succeeded, &calls).1,
+        vec![ReasonCode::DuplicateAction]
+    );
+
+    let store = MemoryStore::new();
+    let g = guard(&store);
+    refund(&g, "b", req("10"), ToolResult::Unknown, &calls);
+    let s = g
+        .reconcile("refund", "b", 0, || Lookup::Failed)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (s.after, s.recovery),
+        (State::Failed, Recovery::VerifiedFailed)
+    );
+    assert_eq!(
+        refund(&g, "b", req("10"), ToolResult::Succeeded, &calls).0,
+        Outcome::Succeeded
+    );
+    assert_eq!(calls.get(), 3);
+}

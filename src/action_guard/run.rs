@@ -159,6 +159,10 @@ impl<'s> ActionGuard<'s> {
         self
     }
 
+    pub(crate) fn store(&self) -> &dyn ActionStore {
+        self.store
+    }
+
     /// The idempotency key of an action key, if a secret is configured.
     pub fn idempotency_key(&self, action: &str, action_key: &str) -> Option<String> {
         let s = self.idempotency_secret.as_ref()?;
@@ -271,6 +275,11 @@ impl<'s> ActionGuard<'s> {
                         .mac(&[b"idempotency-config", s.mac(&[b"fingerprint"]).as_bytes()])
                 })
                 .unwrap_or_default(),
+            group: ids
+                .iter()
+                .map(|(id, _)| id.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
             started_at: t,
             updated_at: t,
             stale: false,

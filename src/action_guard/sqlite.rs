@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS actions (
     request_mac TEXT NOT NULL,
     policy_mac TEXT NOT NULL,
     idempotency_mac TEXT NOT NULL,
+    grp TEXT NOT NULL,
     started_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL,
     stale INTEGER NOT NULL
@@ -185,10 +186,11 @@ fn row_to_record(r: &rusqlite::Row<'_>) -> rusqlite::Result<Record> {
         started_at: r.get::<_, i64>(7)?.max(0) as u64,
         updated_at: r.get::<_, i64>(8)?.max(0) as u64,
         stale: r.get::<_, i64>(9)? != 0,
+        group: r.get(10)?,
     })
 }
 
-const SELECT: &str = "SELECT id, action, state, attempt, request_mac, policy_mac, idempotency_mac, started_at, updated_at, stale FROM actions WHERE id = ?1";
+const SELECT: &str = "SELECT id, action, state, attempt, request_mac, policy_mac, idempotency_mac, started_at, updated_at, stale, grp FROM actions WHERE id = ?1";
 
 impl ActionStore for SqliteStore {
     fn requires_action_keys(&self) -> bool {
@@ -219,7 +221,7 @@ impl ActionStore for SqliteStore {
         }
         for (id, _) in ids {
             tx.execute(
-                "INSERT OR REPLACE INTO actions (id, action, state, attempt, request_mac, policy_mac, idempotency_mac, started_at, updated_at, stale) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0)",
+                "INSERT OR REPLACE INTO actions (id, action, state, attempt, request_mac, policy_mac, idempotency_mac, started_at, updated_at, stale, grp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10)",
                 params![
                     id,
                     new.action,
@@ -229,7 +231,8 @@ impl ActionStore for SqliteStore {
                     new.policy_mac,
                     new.idempotency_mac,
                     new.started_at as i64,
-                    new.updated_at as i64
+                    new.updated_at as i64,
+                    new.group
                 ],
             )
             .map_err(|e| self.e("cannot write", e))?;

@@ -64,6 +64,9 @@ pub struct Record {
     pub policy_mac: String,
     /// HMAC fingerprint of the idempotency configuration (empty: none).
     pub idempotency_mac: String,
+    /// Every identifier reserved with this one (the action key's and the
+    /// `once_per` one), space-separated, so recovery settles them together.
+    pub group: String,
     /// When the current attempt started (Unix seconds).
     pub started_at: u64,
     /// When the record last changed (Unix seconds).
