@@ -1,5 +1,6 @@
 //! One integration test binary, a module per area.
 
+mod action_cli;
 mod action_guard;
 mod action_profiles;
 mod action_run;

@@ -6,6 +6,7 @@
 //! message on stderr). A closed stdout (a pipe into `head`) counts as
 //! success.
 
+mod action;
 mod check;
 mod classify;
 mod explain;
@@ -68,6 +69,9 @@ pub enum Command {
     /// CLI, docker-agent): always a well-formed answer, fail-closed on bad
     /// input.
     Hook(hook::HookArgs),
+    /// Run a side-effecting command at most once under an action-guard
+    /// policy; inspect, reconcile or resolve what happened.
+    Action(action::ActionArgs),
     /// List, show, add and remove profiles (safety modes, automation and
     /// action-class profiles, custom `namespace/name` ones).
     Profile(profile::ProfileArgs),
@@ -93,6 +97,16 @@ pub fn main() -> ExitCode {
         return ExitCode::from(hook::run(load, hook_args));
     }
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    if let Command::Action(action_args) = args.command {
+        // Its own exit statuses (see `cli::action`).
+        return match action::run(action_args, &mut out) {
+            Ok(code) => match out.flush() {
+                Ok(()) => ExitCode::from(code),
+                Err(e) => finish(Err(e.into()), &mut out),
+            },
+            Err(e) => finish(Err(e), &mut out),
+        };
+    }
     if let Command::Profile(profile_args) = args.command {
         // Profiles need no classifier.
         return finish(profile::run(profile_args, &mut out), &mut out);
@@ -121,7 +135,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `hook` and `profile` are dispatched in [`main`] before this point.
+/// `hook`, `action` and `profile` are dispatched in [`main`] before this point.
 fn unreachable_hook() -> anyhow::Result<bool> {
     anyhow::bail!("internal: hook is handled before run")
 }
@@ -139,6 +153,6 @@ fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
         Command::Explain { format, command } => {
             explain::run(classifier, format, &command.join(" "), out).map(|()| true)
         }
-        Command::Hook(_) | Command::Profile(_) => unreachable_hook(),
+        Command::Hook(_) | Command::Profile(_) | Command::Action(_) => unreachable_hook(),
     }
 }
