@@ -215,3 +215,22 @@ fn bad_policy_and_secrets_are_clear_errors() {
     assert!(!err.contains(&"00".repeat(8)));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+#[test]
+fn a_store_without_wal_is_refused() {
+    // SQLite opens `:memory:` as an in-memory database, whose journal mode
+    // cannot be WAL: the store must refuse it rather than run without.
+    let d = dir("nowal");
+    let (code, _, err) = output(toolgate(
+        &d,
+        &[
+            "action", "inspect", "--store", ":memory:", "--action", "deploy", "--key", "k",
+        ],
+    ));
+    assert_eq!(code, 2);
+    assert_eq!(
+        err,
+        "toolgate: :memory:: the store needs WAL mode and SQLite gave `memory` (is the file on a network or read-only file system?)\n"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -335,5 +335,28 @@ fn the_readme_policy_parses() {
         .unwrap_or_default();
     let p = Policy::parse("README.md", block).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = p.actions.keys().map(String::as_str).collect();
-    assert_eq!(names, ["deploy", "refund", "send_email"]);
+    assert_eq!(
+        names,
+        ["deploy", "deploy_production", "refund", "send_email"]
+    );
+    let prod = json!({"service": "web", "environment": "production", "commit": "abc"});
+    let d = evaluate(&p, "deploy_production", &prod, &prod, None);
+    assert_eq!(
+        (d.decision, d.reasons, d.rule.as_str()),
+        (
+            GuardVerdict::RequireApproval,
+            vec![ApprovalRequired],
+            "require_approval"
+        )
+    );
+    assert_eq!(
+        evaluate(&p, "deploy_production", &prod, &prod, Some(&Says("yes"))).decision,
+        GuardVerdict::Allow
+    );
+    assert_eq!(
+        evaluate(&p, "deploy", &prod, &prod, None).decision,
+        GuardVerdict::Allow
+    );
+    assert!(Policy::parse("p.toml", "version = 1\n[actions.a]\namount = \"x\"\napproval_above = \"5\"\nrequire_approval = true\n")
+        .is_err_and(|e| e.to_string() == "p.toml: action `a`, key `approval_above`: has no effect with require_approval = true, which asks for every call"));
 }

@@ -446,3 +446,63 @@ fn reconcile_records_a_confirmed_success_at_any_time_and_a_stale_failure() {
     );
     assert_eq!(calls.get(), 3);
 }
+
+#[test]
+fn traces_carry_codes_and_outcomes_never_values() {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            if let Ok(mut v) = self.0.lock() {
+                v.extend_from_slice(b);
+            }
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buf = Buf::default();
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    tracing::subscriber::with_default(subscriber, || {
+        let store = MemoryStore::new();
+        let g = guard(&store);
+        let calls = Cell::new(0);
+        refund(
+            &g,
+            "KEY-SECRET-9",
+            json!({"order_id": "A-1", "amount": "77.70"}),
+            ToolResult::Succeeded,
+            &calls,
+        );
+        refund(
+            &g,
+            "KEY-SECRET-9",
+            json!({"order_id": "WRONG-ORDER", "amount": "1"}),
+            ToolResult::Succeeded,
+            &calls,
+        );
+    });
+    let text =
+        String::from_utf8(buf.0.lock().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default();
+    assert!(
+        text.contains("toolgate.action") && text.contains("final_outcome=Succeeded"),
+        "{text}"
+    );
+    assert!(text.contains("EvidenceMismatch"), "{text}");
+    for secret in [
+        "KEY-SECRET-9",
+        "A-1",
+        "77.70",
+        "WRONG-ORDER",
+        STORE_HEX,
+        IDEM_HEX,
+    ] {
+        assert!(!text.contains(secret), "{secret} leaked: {text}");
+    }
+}

@@ -288,29 +288,41 @@ pub fn evaluate(
         .as_ref()
         .and_then(|f| request_map.get(f))
         .and_then(Amount::from_json);
-    if let (Some(limit), Some(amount)) = (p.approval_above, amount) {
-        if above(amount, limit) {
-            return match approver.map(|a| a.answer(action, request)) {
-                None => GuardDecision::new(
-                    GuardVerdict::RequireApproval,
-                    ReasonCode::ApprovalRequired,
-                    "approval_above",
-                    format!("the amount is above approval_above {limit}"),
-                ),
-                Some(answer) if answer == "yes" => GuardDecision::new(
-                    GuardVerdict::Allow,
-                    ReasonCode::AllChecksPassed,
-                    "approval_above",
-                    "approved: the approver answered yes".into(),
-                ),
-                Some(_) => GuardDecision::new(
-                    GuardVerdict::Deny,
-                    ReasonCode::ApprovalRequired,
-                    "approval_above",
-                    "the approver did not answer exactly `yes`".into(),
-                ),
-            };
+    let needs_approval = if p.require_approval {
+        Some((
+            "require_approval",
+            "the policy asks for approval of every call".to_string(),
+        ))
+    } else {
+        match (p.approval_above, amount) {
+            (Some(limit), Some(amount)) if above(amount, limit) => Some((
+                "approval_above",
+                format!("the amount is above approval_above {limit}"),
+            )),
+            _ => None,
         }
+    };
+    if let Some((rule, why)) = needs_approval {
+        return match approver.map(|a| a.answer(action, request)) {
+            None => GuardDecision::new(
+                GuardVerdict::RequireApproval,
+                ReasonCode::ApprovalRequired,
+                rule,
+                why,
+            ),
+            Some(answer) if answer == "yes" => GuardDecision::new(
+                GuardVerdict::Allow,
+                ReasonCode::AllChecksPassed,
+                rule,
+                "approved: the approver answered yes".into(),
+            ),
+            Some(_) => GuardDecision::new(
+                GuardVerdict::Deny,
+                ReasonCode::ApprovalRequired,
+                rule,
+                "the approver did not answer exactly `yes`".into(),
+            ),
+        };
     }
     GuardDecision::new(
         GuardVerdict::Allow,

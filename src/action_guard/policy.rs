@@ -40,6 +40,8 @@ struct RawAction {
     max_amount: Option<String>,
     approval_above: Option<String>,
     #[serde(default)]
+    require_approval: bool,
+    #[serde(default)]
     once_per: Vec<String>,
 }
 
@@ -58,6 +60,8 @@ pub struct ActionPolicy {
     pub max_amount: Option<Amount>,
     /// Amounts above this need an approver's yes.
     pub approval_above: Option<Amount>,
+    /// Every call needs an approver's yes (a production deploy).
+    pub require_approval: bool,
     /// One action per value of these fields.
     pub once_per: Vec<String>,
 }
@@ -156,6 +160,12 @@ impl Policy {
                 }
                 _ => {}
             }
+            if a.require_approval && approval_above.is_some() {
+                return Err(at(
+                    "approval_above",
+                    "has no effect with require_approval = true, which asks for every call".into(),
+                ));
+            }
             if let (Some(max), Some(appr)) = (max_amount, approval_above) {
                 if appr >= max {
                     return Err(at(
@@ -173,6 +183,7 @@ impl Policy {
                     amount_at_most_evidence: a.amount_at_most_evidence,
                     max_amount,
                     approval_above,
+                    require_approval: a.require_approval,
                     once_per: a.once_per,
                 },
             );

@@ -201,6 +201,33 @@ impl<'s> ActionGuard<'s> {
         approver: Option<&dyn Approver>,
         tool: impl FnOnce(&Value, Option<&str>) -> ToolResult,
     ) -> RunReport {
+        // Spans carry names, codes and outcomes only: never request or
+        // evidence values, keys or secrets. Enforcement does not read them.
+        let span = tracing::info_span!("toolgate.action", action, namespace = %self.namespace);
+        let _entered = span.enter();
+        let report = self.run_inner(action, action_key, request, evidence, approver, tool);
+        tracing::info!(
+            decision = ?report.decision,
+            reasons = ?report.reasons,
+            rule = %report.rule,
+            final_outcome = ?report.final_outcome,
+            previous_outcome = ?report.previous_outcome,
+            recovery = ?report.recovery,
+            attempt = report.attempt,
+            "action guard"
+        );
+        report
+    }
+
+    fn run_inner(
+        &self,
+        action: &str,
+        action_key: Option<&str>,
+        request: &Value,
+        evidence: &Value,
+        approver: Option<&dyn Approver>,
+        tool: impl FnOnce(&Value, Option<&str>) -> ToolResult,
+    ) -> RunReport {
         let d = evaluate(&self.policy, action, request, evidence, approver);
         if d.decision != GuardVerdict::Allow {
             return RunReport::refused(d.decision, d.reasons, &d.rule, d.detail);
