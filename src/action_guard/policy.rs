@@ -66,6 +66,26 @@ pub struct ActionPolicy {
     pub once_per: Vec<String>,
 }
 
+impl ActionPolicy {
+    /// A stable text of every check, stored (as an HMAC) with each action
+    /// so that a changed policy is noticed for an unsettled action
+    /// (`policy_mismatch`). It does not depend on Rust's `Debug` output.
+    pub fn fingerprint(&self) -> String {
+        let amount = |a: &Option<Amount>| a.map(|a| a.to_string()).unwrap_or_default();
+        format!(
+            "v1|required_evidence={}|must_match={}|amount={}|amount_at_most_evidence={}|max_amount={}|approval_above={}|require_approval={}|once_per={}",
+            self.required_evidence.join(","),
+            self.must_match.join(","),
+            self.amount.as_deref().unwrap_or(""),
+            self.amount_at_most_evidence,
+            amount(&self.max_amount),
+            amount(&self.approval_above),
+            self.require_approval,
+            self.once_per.join(","),
+        )
+    }
+}
+
 /// A validated policy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Policy {

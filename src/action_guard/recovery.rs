@@ -48,6 +48,16 @@ pub enum RecoveryError {
     Refused(String),
 }
 
+/// Emits a recovery event: the action's name and the states, never keys.
+fn trace(kind: &str, action: &str, s: &Result<Settlement, RecoveryError>) {
+    match s {
+        Ok(s) => {
+            tracing::info!(kind, action, before = ?s.before, after = ?s.after, recovery = ?s.recovery, "action recovery")
+        }
+        Err(e) => tracing::warn!(kind, action, error = %e, "action recovery refused"),
+    }
+}
+
 impl ActionGuard<'_> {
     /// The stored record of an action key.
     pub fn inspect(&self, action: &str, action_key: &str) -> Result<Option<Record>, StoreError> {
@@ -79,6 +89,18 @@ impl ActionGuard<'_> {
     /// `stale_after_s` nothing else changes; after that a FAILED lookup is
     /// recorded and anything else marks it UNKNOWN and stale.
     pub fn reconcile(
+        &self,
+        action: &str,
+        action_key: &str,
+        stale_after_s: u64,
+        lookup: impl FnOnce() -> Lookup,
+    ) -> Result<Settlement, RecoveryError> {
+        let s = self.reconcile_inner(action, action_key, stale_after_s, lookup);
+        trace("reconcile", action, &s);
+        s
+    }
+
+    fn reconcile_inner(
         &self,
         action: &str,
         action_key: &str,
@@ -150,6 +172,18 @@ impl ActionGuard<'_> {
     /// or stale also needs their statement that the original process has
     /// stopped (`process_stopped`), or a late success could follow.
     pub fn resolve(
+        &self,
+        action: &str,
+        action_key: &str,
+        outcome: State,
+        process_stopped: bool,
+    ) -> Result<Settlement, RecoveryError> {
+        let s = self.resolve_inner(action, action_key, outcome, process_stopped);
+        trace("resolve", action, &s);
+        s
+    }
+
+    fn resolve_inner(
         &self,
         action: &str,
         action_key: &str,

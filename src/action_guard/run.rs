@@ -293,7 +293,7 @@ impl<'s> ActionGuard<'s> {
                 .mac(&[b"request", request.to_string().as_bytes()]),
             policy_mac: self
                 .store_secret
-                .mac(&[b"policy", format!("{policy:?}").as_bytes()]),
+                .mac(&[b"policy", policy.fingerprint().as_bytes()]),
             idempotency_mac: self
                 .idempotency_secret
                 .as_ref()
