@@ -360,3 +360,72 @@ fn the_readme_policy_parses() {
     assert!(Policy::parse("p.toml", "version = 1\n[actions.a]\namount = \"x\"\napproval_above = \"5\"\nrequire_approval = true\n")
         .is_err_and(|e| e.to_string() == "p.toml: action `a`, key `approval_above`: has no effect with require_approval = true, which asks for every call"));
 }
+
+/// Policy fragments, so generated files reach validation, not only the
+/// TOML parser.
+fn policyish() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let atoms = prop::sample::select(vec![
+        "version = 1\n",
+        "version = 2\n",
+        "[actions.a]\n",
+        "[actions.b]\n",
+        "required_evidence = [\"x\", \"amount\"]\n",
+        "must_match = [\"x\"]\n",
+        "must_match = [\"y\"]\n",
+        "amount = \"amount\"\n",
+        "amount_at_most_evidence = true\n",
+        "max_amount = \"100\"\n",
+        "max_amount = \"0.0\"\n",
+        "approval_above = \"50.5\"\n",
+        "approval_above = \"1e9\"\n",
+        "require_approval = true\n",
+        "once_per = [\"x\"]\n",
+        "once_per = []\n",
+        "= \"\n",
+        "[",
+        "\"",
+    ]);
+    prop::collection::vec(atoms, 0..12).prop_map(|v| v.concat())
+}
+
+fn jsonish() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|f| json!(f)),
+        "[0-9a-zA-Z .,e+-]{0,12}".prop_map(Value::String),
+    ];
+    let field = prop::sample::select(vec!["x", "y", "amount"]);
+    prop::collection::btree_map(field, leaf, 0..4)
+        .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+
+    /// No policy text and no request or evidence panics; a policy that
+    /// parses never allows an action it does not list, and never allows an
+    /// amount its checks cannot read.
+    #[test]
+    fn no_policy_or_input_panics(text in policyish(), req in jsonish(), ev in jsonish()) {
+        if let Ok(p) = Policy::parse("p.toml", &text) {
+            for action in ["a", "b", "c"] {
+                let d = evaluate(&p, action, &req, &ev, None);
+                if !p.actions.contains_key(action) {
+                    proptest::prop_assert_eq!(d.reasons, vec![ActionNotPermitted]);
+                } else if d.decision == GuardVerdict::Allow {
+                    let ap = &p.actions[action];
+                    if ap.amount.is_some() {
+                        proptest::prop_assert!(req.get("amount").and_then(Amount::from_json).is_some());
+                    }
+                    for f in &ap.must_match {
+                        proptest::prop_assert!(req.get(f).is_some() && ev.get(f).is_some());
+                    }
+                }
+            }
+        }
+    }
+}
