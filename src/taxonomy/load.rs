@@ -490,15 +490,19 @@ fn validate_rule(
             return Err(err(field, format!("invalid regex: {e}")));
         }
     }
-    // A deferred entry keeps its raw form for pattern generation; the
-    // fields a label needs are copied out (they are short).
-    let (examples, near_misses) = (raw.examples.clone(), raw.near_misses.clone());
+    // A deferred entry keeps its raw form for pattern generation, which
+    // reads only the command fields: the rest moves out without a copy.
+    let mut raw = raw;
+    let (examples, near_misses) = (
+        std::mem::take(&mut raw.examples),
+        std::mem::take(&mut raw.near_misses),
+    );
     Ok(Rule {
-        id: raw.id.clone(),
+        id: std::mem::take(&mut raw.id),
         class,
-        category: raw.category.clone(),
+        category: std::mem::take(&mut raw.category),
         blast_radius,
-        reason: raw.reason.clone(),
+        reason: std::mem::take(&mut raw.reason),
         file: file.to_string(),
         line,
         kind,
