@@ -115,7 +115,8 @@ fn is_empty(v: Option<&Value>) -> bool {
 }
 
 /// A scalar as trimmed text; `None` for values that cannot be compared.
-fn text(v: &Value) -> Option<String> {
+/// `must_match` compares fields by it, and `once_per` keys actions by it.
+pub(crate) fn field_text(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => Some(s.trim().to_string()),
         Value::Number(n) => Some(n.to_string()),
@@ -162,7 +163,7 @@ fn check(
         let Some(ev) = evidence.get(field).filter(|v| !is_empty(Some(v))) else {
             continue; // reported as evidence_missing
         };
-        match (req.and_then(text), text(ev)) {
+        match (req.and_then(field_text), field_text(ev)) {
             (_, None) => f.add(
                 ReasonCode::EvidenceInvalid,
                 format!("must_match.{field}"),

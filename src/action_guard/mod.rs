@@ -24,4 +24,7 @@ pub use policy::{ActionPolicy, Policy, PolicyError};
 pub use recovery::{Lookup, RecoveryError, Settlement, DEFAULT_STALE_AFTER_S};
 pub use run::{now, ActionGuard, Outcome, Recovery, RunReport, ToolResult};
 pub use sqlite::SqliteStore;
-pub use store::{judge, ActionStore, IdKind, MemoryStore, Record, Reservation, State, StoreError};
+pub use store::{
+    check_reservation, judge, ActionStore, IdKind, MemoryStore, Record, Reservation, State,
+    StoreError,
+};

@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::decision::{evaluate, Approver, GuardVerdict, ReasonCode};
+use super::decision::{evaluate, field_text, Approver, GuardVerdict, ReasonCode};
 use super::keys::Secret;
 use super::policy::Policy;
 use super::store::{ActionStore, IdKind, Record, Reservation, State};
@@ -273,11 +273,9 @@ impl<'s> ActionGuard<'s> {
             let values: Vec<String> = policy
                 .once_per
                 .iter()
-                .map(|f| match request.get(f) {
-                    Some(Value::String(s)) => s.trim().to_string(),
-                    Some(v) => v.to_string(),
-                    None => String::new(),
-                })
+                // Every once_per field passed must_match, so it is a
+                // scalar the decision already compared by this same text.
+                .map(|f| request.get(f).and_then(field_text).unwrap_or_default())
                 .collect();
             ids.push((self.once_id(action, &values), IdKind::OncePer));
         }

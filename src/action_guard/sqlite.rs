@@ -11,7 +11,9 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use super::keys::Secret;
-use super::store::{judge, ActionStore, IdKind, Record, Reservation, State, StoreError};
+use super::store::{
+    check_reservation, ActionStore, IdKind, Record, Reservation, State, StoreError,
+};
 
 /// A SQLite action store.
 pub struct SqliteStore {
@@ -204,21 +206,15 @@ impl ActionStore for SqliteStore {
         let tx = conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| self.e("cannot begin", e))?;
-        let mut attempt = 1;
-        for (id, kind) in ids {
-            let existing = tx
-                .query_row(SELECT, params![id], row_to_record)
+        let read = |id: &str| {
+            tx.query_row(SELECT, params![id], row_to_record)
                 .optional()
-                .map_err(|e| self.e("cannot read", e))?;
-            if let Some(existing) = existing {
-                match judge(&existing, new, *kind) {
-                    Ok(a) => attempt = attempt.max(a),
-                    Err((reason, previous)) => {
-                        return Ok(Reservation::Refused { reason, previous })
-                    }
-                }
-            }
-        }
+                .map_err(|e| self.e("cannot read", e))
+        };
+        let attempt = match check_reservation(ids, new, read)? {
+            Reservation::Started { attempt } => attempt,
+            refused => return Ok(refused),
+        };
         for (id, _) in ids {
             tx.execute(
                 "INSERT OR REPLACE INTO actions (id, action, state, attempt, request_mac, policy_mac, idempotency_mac, started_at, updated_at, stale, grp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10)",

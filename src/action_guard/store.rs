@@ -137,6 +137,27 @@ pub fn judge(existing: &Record, new: &Record, kind: IdKind) -> Result<u32, (Reas
     }
 }
 
+/// Checks every identifier of a reservation against its existing record
+/// (`existing` reads one, inside the store's atomic section) and gives the
+/// attempt to record, or the refusal. Both stores call this, so they agree
+/// on what a record means.
+pub fn check_reservation(
+    ids: &[(String, IdKind)],
+    new: &Record,
+    mut existing: impl FnMut(&str) -> Result<Option<Record>, StoreError>,
+) -> Result<Reservation, StoreError> {
+    let mut attempt = 1;
+    for (id, kind) in ids {
+        if let Some(record) = existing(id)? {
+            match judge(&record, new, *kind) {
+                Ok(a) => attempt = attempt.max(a),
+                Err((reason, previous)) => return Ok(Reservation::Refused { reason, previous }),
+            }
+        }
+    }
+    Ok(Reservation::Started { attempt })
+}
+
 /// A durable or in-memory action store.
 pub trait ActionStore: Send + Sync {
     /// Whether every action needs an action key (durable stores).
@@ -177,17 +198,10 @@ impl ActionStore for MemoryStore {
 
     fn reserve(&self, ids: &[(String, IdKind)], new: &Record) -> Result<Reservation, StoreError> {
         let mut records = self.lock()?;
-        let mut attempt = 1;
-        for (id, kind) in ids {
-            if let Some(existing) = records.get(id) {
-                match judge(existing, new, *kind) {
-                    Ok(a) => attempt = attempt.max(a),
-                    Err((reason, previous)) => {
-                        return Ok(Reservation::Refused { reason, previous })
-                    }
-                }
-            }
-        }
+        let attempt = match check_reservation(ids, new, |id| Ok(records.get(id).cloned()))? {
+            Reservation::Started { attempt } => attempt,
+            refused => return Ok(refused),
+        };
         for (id, _) in ids {
             records.insert(
                 id.clone(),

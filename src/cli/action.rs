@@ -146,6 +146,21 @@ fn open(at: &StoreArgs, secret: &Secret) -> anyhow::Result<SqliteStore> {
     Ok(store)
 }
 
+/// The store of a recovery command (inspect, reconcile, resolve) and the
+/// secret that opened it.
+fn recovery_store(at: &StoreArgs) -> anyhow::Result<(SqliteStore, Secret)> {
+    let secret = store_secret(at)?;
+    Ok((open(at, &secret)?, secret))
+}
+
+/// A guard for recovery: it never decides, so it needs no policy.
+fn recovery_guard<'s>(at: &StoreArgs, store: &'s SqliteStore, secret: Secret) -> ActionGuard<'s> {
+    let policy = Policy {
+        actions: BTreeMap::new(),
+    };
+    ActionGuard::new(policy, store, secret, &at.namespace)
+}
+
 struct Yes;
 impl Approver for Yes {
     fn answer(&self, _: &str, _: &Value) -> String {
@@ -233,16 +248,8 @@ pub fn run(args: ActionArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             })
         }
         ActionCmd::Inspect { at } => {
-            let ss = store_secret(&at)?;
-            let store = open(&at, &ss)?;
-            let guard = ActionGuard::new(
-                Policy {
-                    actions: BTreeMap::new(),
-                },
-                &store,
-                ss,
-                &at.namespace,
-            );
+            let (store, secret) = recovery_store(&at)?;
+            let guard = recovery_guard(&at, &store, secret);
             match guard.inspect(&at.action, &at.key)? {
                 Some(r) => writeln!(
                     out,
@@ -259,16 +266,8 @@ pub fn run(args: ActionArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             stale_after_s,
             lookup,
         } => {
-            let ss = store_secret(&at)?;
-            let store = open(&at, &ss)?;
-            let guard = ActionGuard::new(
-                Policy {
-                    actions: BTreeMap::new(),
-                },
-                &store,
-                ss,
-                &at.namespace,
-            );
+            let (store, secret) = recovery_store(&at)?;
+            let guard = recovery_guard(&at, &store, secret);
             let s = guard.reconcile(&at.action, &at.key, stale_after_s, || {
                 match status_of(Process::new(&lookup[0]).args(&lookup[1..]).status()) {
                     ToolResult::Succeeded => Lookup::Succeeded,
@@ -284,16 +283,8 @@ pub fn run(args: ActionArgs, out: &mut dyn Write) -> anyhow::Result<u8> {
             outcome,
             process_stopped,
         } => {
-            let ss = store_secret(&at)?;
-            let store = open(&at, &ss)?;
-            let guard = ActionGuard::new(
-                Policy {
-                    actions: BTreeMap::new(),
-                },
-                &store,
-                ss,
-                &at.namespace,
-            );
+            let (store, secret) = recovery_store(&at)?;
+            let guard = recovery_guard(&at, &store, secret);
             let state = match outcome {
                 Settled::Succeeded => State::Succeeded,
                 Settled::Failed => State::Failed,
