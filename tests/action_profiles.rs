@@ -2,6 +2,7 @@
 //! of coding-agent, finance-operations and customer-support at their
 //! boundaries, parameter validation, and the gate deciding with them.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
@@ -18,19 +19,19 @@ fn profile(name: &str) -> &'static ActionProfile {
     action_profile(name).unwrap_or_else(|| panic!("no built-in action profile {name}"))
 }
 
-fn call(tool: &str, args: Value, classes: &[ActionClass]) -> ActionCall {
+fn call(tool: &'static str, args: Value, classes: &[ActionClass]) -> ActionCall<'static> {
     ActionCall {
-        tool: tool.into(),
-        args,
+        tool,
+        args: Cow::Owned(args),
         command: None,
         classes: classes.iter().copied().collect(),
         confirmed: true,
     }
 }
 
-fn shell(command: &str, classes: &[ActionClass]) -> ActionCall {
+fn shell(command: &'static str, classes: &[ActionClass]) -> ActionCall<'static> {
     ActionCall {
-        command: Some(command.into()),
+        command: Some(command),
         ..call("shell", json!({"command": command}), classes)
     }
 }
@@ -56,6 +57,24 @@ fn four_builtins_at_version_one() {
             ("customer-support", "1.0.0")
         ]
     );
+}
+
+#[test]
+fn class_names_are_the_file_spelling() {
+    for c in [
+        Read,
+        Write,
+        Delete,
+        Execute,
+        Export,
+        ExternalCall,
+        BulkOperation,
+        CredentialAccess,
+        SensitiveDataAccess,
+        Unknown,
+    ] {
+        assert_eq!(serde_json::to_value(c).ok(), Some(json!(c.as_str())));
+    }
 }
 
 #[test]

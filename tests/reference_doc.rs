@@ -11,13 +11,6 @@ use toolgate::profile::{
     ActionClass, NamedRule, Thresholds,
 };
 
-fn class_name(c: ActionClass) -> String {
-    serde_json::to_value(c)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
-}
-
 fn rule_text(r: &NamedRule) -> String {
     let v = serde_json::to_value(r).unwrap_or_default();
     let params: Vec<String> = v
@@ -158,7 +151,7 @@ fn generate() -> String {
         ActionClass::Unknown,
     ];
     for c in classes {
-        let _ = write!(w, "| `{}` |", class_name(c));
+        let _ = write!(w, "| `{}` |", c.as_str());
         for p in actions {
             let d = p.classes.get(&c).map_or("ask", |d| d.as_str());
             let _ = write!(w, " {d} |");
@@ -170,12 +163,7 @@ fn generate() -> String {
         let combos: Vec<String> = p
             .deny_combinations
             .iter()
-            .map(|c| {
-                c.iter()
-                    .map(|x| class_name(*x))
-                    .collect::<Vec<_>>()
-                    .join(" + ")
-            })
+            .map(|c| c.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(" + "))
             .collect();
         let rules: Vec<String> = p.rules.iter().map(rule_text).collect();
         let _ = writeln!(
@@ -193,7 +181,7 @@ fn generate() -> String {
     if let Some(map) = action_class_map() {
         let list = |v: &[ActionClass]| {
             v.iter()
-                .map(|c| format!("`{}`", class_name(*c)))
+                .map(|c| format!("`{}`", c.as_str()))
                 .collect::<Vec<_>>()
                 .join(", ")
         };

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::label::{Class, Label, Origin};
 
-/// What happens to a tool call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// What happens to a tool call. The order is restrictiveness
+/// (`Allow < Ask < Deny`), so the most restrictive of several is their max.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     /// Run it.

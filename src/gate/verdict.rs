@@ -1,5 +1,6 @@
 //! The gate: rules first, then the mode's row for the call's label.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
@@ -196,11 +197,9 @@ impl<'c> Gate<'c> {
             Some(GateProfile::Action(profile)) => {
                 if let Some(map) = action_class_map() {
                     let call = ActionCall {
-                        tool: tool.to_string(),
-                        args: args.clone(),
-                        command: shell
-                            .then(|| shell_command_arg(args).map(str::to_string))
-                            .flatten(),
+                        tool,
+                        args: Cow::Borrowed(args),
+                        command: shell.then(|| shell_command_arg(args)).flatten(),
                         classes: map.classes_for(&label),
                         // The shell tool is read by the classifier and a
                         // tool with hints declared what it does: both are

@@ -10,6 +10,7 @@
 //! paths under `path`, `file`, `file_path` or `filename`; for the shell tool
 //! they read the command's words.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
@@ -43,6 +44,24 @@ pub enum ActionClass {
     SensitiveDataAccess,
     /// Not known.
     Unknown,
+}
+
+impl ActionClass {
+    /// The name as written in profile files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionClass::Read => "read",
+            ActionClass::Write => "write",
+            ActionClass::Delete => "delete",
+            ActionClass::Execute => "execute",
+            ActionClass::Export => "export",
+            ActionClass::ExternalCall => "external_call",
+            ActionClass::BulkOperation => "bulk_operation",
+            ActionClass::CredentialAccess => "credential_access",
+            ActionClass::SensitiveDataAccess => "sensitive_data_access",
+            ActionClass::Unknown => "unknown",
+        }
+    }
 }
 
 /// One category rule of `action-classes.yaml`.
@@ -151,13 +170,14 @@ pub struct ActionProfile {
 
 /// A call as the action-class profile sees it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ActionCall {
+pub struct ActionCall<'a> {
     /// The tool.
-    pub tool: String,
-    /// Its arguments.
-    pub args: Value,
+    pub tool: &'a str,
+    /// Its arguments, borrowed from the caller's call where it has one (a
+    /// tool call may carry a whole file).
+    pub args: Cow<'a, Value>,
     /// The shell command, when the tool is the shell.
-    pub command: Option<String>,
+    pub command: Option<&'a str>,
     /// Its action classes.
     pub classes: BTreeSet<ActionClass>,
     /// The tool is confirmed (known and reviewed); an unconfirmed tool asks
@@ -175,14 +195,6 @@ pub struct ActionVerdict {
     pub rule: String,
     /// Why, for a person.
     pub reason: String,
-}
-
-fn strictness(d: Decision) -> u8 {
-    match d {
-        Decision::Allow => 0,
-        Decision::Ask => 1,
-        Decision::Deny => 2,
-    }
 }
 
 fn amount_of(args: &Value) -> Option<f64> {
@@ -272,9 +284,8 @@ impl NamedRule {
     }
 
     /// The rule's outcome for a call, if it has one.
-    fn apply(&self, call: &ActionCall) -> Option<(Decision, String)> {
+    fn apply(&self, call: &ActionCall, words: &[String]) -> Option<(Decision, String)> {
         let tool = call.tool.to_ascii_lowercase();
-        let words = call.command.as_deref().map(words).unwrap_or_default();
         let arg = |k: &str| call.args.get(k).and_then(Value::as_str).map(str::to_string);
         match self {
             NamedRule::RemotePush {
@@ -434,7 +445,7 @@ impl ActionProfile {
             reason: "no action class needs more".into(),
         };
         let mut consider = |d: Decision, rule: String, reason: String| {
-            if strictness(d) > strictness(best.decision) {
+            if d > best.decision {
                 best = ActionVerdict {
                     decision: d,
                     rule,
@@ -450,10 +461,7 @@ impl ActionProfile {
         for c in &classes {
             // A class the table does not name asks.
             let d = self.classes.get(c).copied().unwrap_or(Decision::Ask);
-            let name = serde_json::to_value(c)
-                .ok()
-                .and_then(|v| v.as_str().map(String::from))
-                .unwrap_or_default();
+            let name = c.as_str();
             consider(
                 d,
                 format!("class:{name}"),
@@ -476,8 +484,10 @@ impl ActionProfile {
                 format!("`{}` is not a confirmed tool", call.tool),
             );
         }
+        // The command's words, read once for every named rule.
+        let words = call.command.map(words).unwrap_or_default();
         for rule in &self.rules {
-            if let Some((d, why)) = rule.apply(call) {
+            if let Some((d, why)) = rule.apply(call, &words) {
                 consider(d, rule.name().into(), why);
             }
         }
