@@ -22,23 +22,53 @@ pub struct ProfileError {
     pub message: String,
 }
 
+/// Parses a profile file of any kind, then validates it; both errors name
+/// the file.
+fn parse_yaml<T: serde::de::DeserializeOwned>(
+    file: &str,
+    text: &str,
+    validate: impl FnOnce(&T) -> Result<(), String>,
+) -> Result<T, ProfileError> {
+    let error = |message: String| ProfileError {
+        file: file.to_string(),
+        message,
+    };
+    let profile: T = serde_yaml_ng::from_str(text).map_err(|e| error(e.to_string()))?;
+    validate(&profile).map_err(error)?;
+    Ok(profile)
+}
+
 /// Parses and validates an automation profile file.
 pub fn parse_automation(file: &str, text: &str) -> Result<AutomationProfile, ProfileError> {
-    let profile: AutomationProfile = serde_yaml_ng::from_str(text).map_err(|e| ProfileError {
-        file: file.to_string(),
-        message: e.to_string(),
-    })?;
-    profile
-        .validate()
-        .map_err(|(field, message)| ProfileError {
-            file: file.to_string(),
-            message: format!("field `{field}`: {message}"),
-        })?;
-    Ok(profile)
+    parse_yaml(file, text, |p: &AutomationProfile| {
+        p.validate()
+            .map_err(|(field, message)| format!("field `{field}`: {message}"))
+    })
 }
 
 fn embedded_text(path: &str) -> Option<&'static str> {
     EMBEDDED.get_file(path).and_then(|f| f.contents_utf8())
+}
+
+/// The embedded profiles `DIR/NAME.yaml` in the order given. A file that
+/// does not parse is left out (the test suite fails on it).
+fn embedded_profiles<T>(
+    dir: &str,
+    names: &[&str],
+    parse: fn(&str, &str) -> Result<T, ProfileError>,
+) -> Vec<T> {
+    names
+        .iter()
+        .filter_map(|n| {
+            let path = format!("{dir}/{n}.yaml");
+            parse(&path, embedded_text(&path)?).ok()
+        })
+        .collect()
+}
+
+/// An embedded data file (`None` only on a broken build).
+fn embedded_yaml<T: serde::de::DeserializeOwned>(path: &str) -> Option<T> {
+    serde_yaml_ng::from_str(embedded_text(path)?).ok()
 }
 
 /// The eight built-in automation profiles, in table order. A file that does
@@ -56,21 +86,14 @@ pub fn builtin_automation() -> &'static [AutomationProfile] {
             "ci",
             "full-auto",
         ];
-        order
-            .iter()
-            .filter_map(|n| {
-                let path = format!("{AUTOMATION_DIR}/{n}.yaml");
-                parse_automation(&path, embedded_text(&path)?).ok()
-            })
-            .collect()
+        embedded_profiles(AUTOMATION_DIR, &order, parse_automation)
     })
 }
 
 /// The label → threshold map (`None` only on a broken build).
 pub fn threshold_map() -> Option<&'static ThresholdMap> {
     static CELL: OnceLock<Option<ThresholdMap>> = OnceLock::new();
-    CELL.get_or_init(|| serde_yaml_ng::from_str(embedded_text(THRESHOLD_MAP)?).ok())
-        .as_ref()
+    CELL.get_or_init(|| embedded_yaml(THRESHOLD_MAP)).as_ref()
 }
 
 /// A built-in automation profile by name; the legacy automation levels
@@ -97,15 +120,7 @@ pub const ACTION_CLASS_MAP: &str = "profiles/action-classes.yaml";
 
 /// Parses and validates an action-class profile file.
 pub fn parse_action(file: &str, text: &str) -> Result<ActionProfile, ProfileError> {
-    let profile: ActionProfile = serde_yaml_ng::from_str(text).map_err(|e| ProfileError {
-        file: file.to_string(),
-        message: e.to_string(),
-    })?;
-    profile.validate().map_err(|message| ProfileError {
-        file: file.to_string(),
-        message,
-    })?;
-    Ok(profile)
+    parse_yaml(file, text, ActionProfile::validate)
 }
 
 /// The four built-in action-class profiles. A file that does not parse is
@@ -119,13 +134,7 @@ pub fn builtin_action() -> &'static [ActionProfile] {
             "finance-operations",
             "customer-support",
         ];
-        order
-            .iter()
-            .filter_map(|n| {
-                let path = format!("{ACTION_DIR}/{n}.yaml");
-                parse_action(&path, embedded_text(&path)?).ok()
-            })
-            .collect()
+        embedded_profiles(ACTION_DIR, &order, parse_action)
     })
 }
 
@@ -143,6 +152,6 @@ pub fn action_profile(name: &str) -> Option<&'static ActionProfile> {
 /// The label → action classes map (`None` only on a broken build).
 pub fn action_class_map() -> Option<&'static ClassMap> {
     static CELL: OnceLock<Option<ClassMap>> = OnceLock::new();
-    CELL.get_or_init(|| serde_yaml_ng::from_str(embedded_text(ACTION_CLASS_MAP)?).ok())
+    CELL.get_or_init(|| embedded_yaml(ACTION_CLASS_MAP))
         .as_ref()
 }

@@ -134,25 +134,28 @@ impl Entry {
 
 /// The four safety modes as profiles.
 pub fn builtin_modes() -> Vec<AnyProfile> {
-    [
-        (Mode::Strict, "Ask for every call."),
-        (
-            Mode::Balanced,
-            "Allow calls labelled safe, ask for the rest.",
-        ),
-        (
-            Mode::Restricted,
-            "Allow calls labelled safe, deny the rest.",
-        ),
-        (Mode::Autonomous, "Allow every call."),
-    ]
-    .into_iter()
-    .map(|(m, d)| AnyProfile::Mode {
-        name: m.as_str().into(),
-        description: d.into(),
-    })
-    .collect()
+    MODES
+        .into_iter()
+        .map(|(m, d)| AnyProfile::Mode {
+            name: m.as_str().into(),
+            description: d.into(),
+        })
+        .collect()
 }
+
+/// The four safety modes that are profiles, with what they do.
+const MODES: [(Mode, &str); 4] = [
+    (Mode::Strict, "Ask for every call."),
+    (
+        Mode::Balanced,
+        "Allow calls labelled safe, ask for the rest.",
+    ),
+    (
+        Mode::Restricted,
+        "Allow calls labelled safe, deny the rest.",
+    ),
+    (Mode::Autonomous, "Allow every call."),
+];
 
 /// The sixteen built-ins, modes first.
 pub fn builtins() -> Vec<AnyProfile> {
@@ -169,7 +172,12 @@ pub fn builtins() -> Vec<AnyProfile> {
 
 fn is_builtin(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
-    builtins().iter().any(|p| p.name() == name) || name == "full_auto" || name == "legacy"
+    // Names only: no built-in is built or copied to answer this.
+    MODES.iter().any(|(m, _)| m.as_str() == name)
+        || builtin_automation().iter().any(|p| p.name == name)
+        || builtin_action().iter().any(|p| p.name == name)
+        || name == "full_auto"
+        || name == "legacy"
 }
 
 /// Checks a custom name: `namespace/name`, each part lower-case letters,
