@@ -29,6 +29,16 @@ fn rule_text(r: &NamedRule) -> String {
     }
 }
 
+/// A table's header row and its rule: the first column, then one per item.
+fn header(w: &mut String, first: &str, columns: impl Iterator<Item = String>) {
+    let columns: Vec<String> = columns.collect();
+    let _ = write!(w, "| {first} |");
+    for c in &columns {
+        let _ = write!(w, " {c} |");
+    }
+    let _ = writeln!(w, "\n|---|{}", "---|".repeat(columns.len()));
+}
+
 fn generate() -> String {
     let mut s = String::new();
     let w = &mut s;
@@ -71,15 +81,7 @@ fn generate() -> String {
          between: the call runs only when its confidence exceeds the threshold.\n"
     );
     let all = builtin_automation();
-    let _ = write!(w, "| threshold |");
-    for p in all {
-        let _ = write!(w, " `{}` |", p.name);
-    }
-    let _ = write!(w, "\n|---|");
-    for _ in all {
-        let _ = write!(w, "---|");
-    }
-    let _ = writeln!(w);
+    header(w, "threshold", all.iter().map(|p| format!("`{}`", p.name)));
     for t in Thresholds::NAMES {
         let _ = write!(w, "| `{t}` |");
         for p in all {
@@ -88,15 +90,7 @@ fn generate() -> String {
         let _ = writeln!(w);
     }
     let _ = writeln!(w, "\nSafety sub-profiles:\n");
-    let _ = write!(w, "| field |");
-    for p in all {
-        let _ = write!(w, " `{}` |", p.name);
-    }
-    let _ = write!(w, "\n|---|");
-    for _ in all {
-        let _ = write!(w, "---|");
-    }
-    let _ = writeln!(w);
+    header(w, "field", all.iter().map(|p| format!("`{}`", p.name)));
     let fields: Vec<String> = serde_json::to_value(&all[0].safety)
         .ok()
         .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect()))
@@ -129,15 +123,13 @@ fn generate() -> String {
 
     let _ = writeln!(w, "\n## Action-class profiles\n");
     let actions = builtin_action();
-    let _ = write!(w, "| class |");
-    for p in actions {
-        let _ = write!(w, " `{}` {} |", p.name, p.version);
-    }
-    let _ = write!(w, "\n|---|");
-    for _ in actions {
-        let _ = write!(w, "---|");
-    }
-    let _ = writeln!(w);
+    header(
+        w,
+        "class",
+        actions
+            .iter()
+            .map(|p| format!("`{}` {}", p.name, p.version)),
+    );
     let classes = [
         ActionClass::Read,
         ActionClass::Write,
