@@ -9,31 +9,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-fn collect(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect(&path, root, out);
-        } else if path.extension().and_then(|e| e.to_str()) == Some("toml") {
-            let rel = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .replace('\\', "/");
-            out.push((rel, path));
-        }
-    }
-}
+#[path = "src/taxonomy/files.rs"]
+mod files;
 
 fn main() {
     println!("cargo:rerun-if-changed=taxonomy");
     let root = Path::new("taxonomy");
-    let mut files = Vec::new();
-    collect(root, root, &mut files);
-    files.sort();
+    // An unreadable taxonomy embeds nothing; the test suite then fails
+    // on the empty taxonomy, naming the problem.
+    let files = files::toml_files(root).unwrap_or_default();
     let mut code = String::from(
         "/// The embedded taxonomy files rendered as JSON, by relative path, with\n\
          /// each file's `id = …` lines kept at their line numbers (and every other\n\

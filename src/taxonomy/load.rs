@@ -47,25 +47,10 @@ fn collect(dir: &Dir<'static>, out: &mut Vec<(String, String)>) {
 
 /// Reads every `.toml` file under a directory on disk, sorted by path.
 pub fn dir_sources(root: &Path) -> std::io::Result<Vec<(String, String)>> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().and_then(|e| e.to_str()) == Some("toml") {
-                let rel = path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push((rel, std::fs::read_to_string(&path)?));
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    super::files::toml_files(root)?
+        .into_iter()
+        .map(|(rel, path)| Ok((rel, std::fs::read_to_string(&path)?)))
+        .collect()
 }
 
 /// The file holding command conventions and wrappers.

@@ -7,6 +7,7 @@
 //! hold entries, one file per domain. See [`pattern`] for the pattern
 //! language, and [`Taxonomy::embedded`] for the default.
 
+mod files;
 mod load;
 mod model;
 pub mod pattern;
