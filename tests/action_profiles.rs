@@ -61,18 +61,7 @@ fn four_builtins_at_version_one() {
 
 #[test]
 fn class_names_are_the_file_spelling() {
-    for c in [
-        Read,
-        Write,
-        Delete,
-        Execute,
-        Export,
-        ExternalCall,
-        BulkOperation,
-        CredentialAccess,
-        SensitiveDataAccess,
-        Unknown,
-    ] {
+    for c in ActionClass::ALL {
         assert_eq!(serde_json::to_value(c).ok(), Some(json!(c.as_str())));
     }
 }

@@ -130,19 +130,7 @@ fn generate() -> String {
             .iter()
             .map(|p| format!("`{}` {}", p.name, p.version)),
     );
-    let classes = [
-        ActionClass::Read,
-        ActionClass::Write,
-        ActionClass::Delete,
-        ActionClass::Execute,
-        ActionClass::Export,
-        ActionClass::ExternalCall,
-        ActionClass::BulkOperation,
-        ActionClass::CredentialAccess,
-        ActionClass::SensitiveDataAccess,
-        ActionClass::Unknown,
-    ];
-    for c in classes {
+    for c in ActionClass::ALL {
         let _ = write!(w, "| `{}` |", c.as_str());
         for p in actions {
             let d = p.classes.get(&c).map_or("ask", |d| d.as_str());

@@ -47,6 +47,20 @@ pub enum ActionClass {
 }
 
 impl ActionClass {
+    /// Every class, in table order.
+    pub const ALL: [ActionClass; 10] = [
+        ActionClass::Read,
+        ActionClass::Write,
+        ActionClass::Delete,
+        ActionClass::Execute,
+        ActionClass::Export,
+        ActionClass::ExternalCall,
+        ActionClass::BulkOperation,
+        ActionClass::CredentialAccess,
+        ActionClass::SensitiveDataAccess,
+        ActionClass::Unknown,
+    ];
+
     /// The name as written in profile files.
     pub fn as_str(self) -> &'static str {
         match self {
