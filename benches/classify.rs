@@ -113,7 +113,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("taxonomy");
     group.sample_size(10);
     let sources = embedded_sources();
-    // What a hook process pays: the build-time JSON, patterns left for
+    // What a hook process pays: the build-time binary form, patterns left for
     // first use.
     group.bench_function("load_embedded_fast", |b| {
         b.iter(|| {

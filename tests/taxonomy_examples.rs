@@ -7,7 +7,7 @@ use toolgate::taxonomy::{embedded_sources, load_sources};
 use toolgate::{Class, Classifier, Taxonomy};
 
 /// A classifier over the embedded TOML, loaded with every check and with
-/// its examples (the build-time JSON the binary uses carries none).
+/// its examples (the build-time form the binary uses carries none).
 fn classifier() -> &'static Classifier {
     static CELL: OnceLock<Classifier> = OnceLock::new();
     CELL.get_or_init(|| {
@@ -18,12 +18,37 @@ fn classifier() -> &'static Classifier {
 
 #[test]
 fn embedded_taxonomy_loads() {
-    // The fast path (build-time JSON, patterns generated on first use)...
-    let tax = Taxonomy::embedded().map_err(|e| e.to_string());
-    assert!(tax.is_ok(), "{tax:?}");
-    // ...holds the same entries as the TOML loaded with every check...
+    // The fast path (build-time binary form, patterns generated on first
+    // use)...
+    let tax = Taxonomy::embedded().unwrap_or_else(|e| panic!("{e}"));
+    // ...holds the same entries as the TOML loaded with every check, at the
+    // same lines and with the same generated patterns...
     let checked = classifier().taxonomy();
-    assert_eq!(tax.map(|t| t.rules.len()), Ok(checked.rules.len()));
+    assert_eq!(tax.rules.len(), checked.rules.len());
+    for (fast, full) in tax.rules.iter().zip(&checked.rules) {
+        let view = |r: &toolgate::taxonomy::Rule, shapes| {
+            (
+                r.id.clone(),
+                r.file.clone(),
+                r.line,
+                r.class,
+                r.category.clone(),
+                r.blast_radius,
+                r.reason.clone(),
+                r.commands.clone(),
+                r.compiled(shapes).map(|c| format!("{c:?}")).ok(),
+            )
+        };
+        assert_eq!(view(fast, &tax.shapes), view(full, &checked.shapes));
+        assert!(fast.line > 0, "{} has no line", fast.id);
+    }
+    assert_eq!(tax.shapes, checked.shapes);
+    let mut paths: Vec<_> = tax.commands.keys().collect();
+    paths.sort();
+    let mut full_paths: Vec<_> = checked.commands.keys().collect();
+    full_paths.sort();
+    assert_eq!(paths, full_paths);
+    assert_eq!(tax.wrappers.len(), checked.wrappers.len());
     // ...and every automaton of both compiles.
     assert_eq!(
         classifier().compile_all().map_err(|e| e.to_string()),

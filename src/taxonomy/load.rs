@@ -14,9 +14,10 @@ use rustc_hash::FxHashMap;
 
 use std::sync::OnceLock;
 
+use super::files::IdLines;
 use super::model::{CommandSpec, Compiled, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
 use super::pattern::{self, Shape};
-use super::schema::{CommandsFile, RawRule, RuleFile};
+use super::schema::{Bundle, CommandsFile, RawRule, RuleFile};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
 
@@ -78,60 +79,103 @@ pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyEr
             file: file.clone(),
             message: e.to_string(),
         };
-        if file == COMMANDS_FILE {
-            parsed.push((
-                file.clone(),
-                Some(text.as_str()),
-                ParsedFile::Commands(toml::from_str(text).map_err(syntax)?),
-            ));
+        let parsed_file = if file == COMMANDS_FILE {
+            ParsedFile::Commands(toml::from_str(text).map_err(syntax)?)
         } else if file.starts_with(RULES_DIR) {
-            parsed.push((
-                file.clone(),
-                Some(text.as_str()),
-                ParsedFile::Rules(toml::from_str(text).map_err(syntax)?),
-            ));
-        }
+            ParsedFile::Rules(toml::from_str(text).map_err(syntax)?)
+        } else {
+            continue;
+        };
+        parsed.push(SourceFile {
+            path: file.clone(),
+            lines: Lines::Text(text),
+            parsed: parsed_file,
+        });
     }
     build(parsed, true)
 }
 
-/// Builds a taxonomy from parsed files. `text` (when given) locates entries
-/// by line for error messages; `check_patterns` parses every generated
-/// pattern so that a bad one is reported against its entry.
-pub fn build(
-    files: Vec<(String, Option<&str>, ParsedFile)>,
-    check_patterns: bool,
-) -> Result<Taxonomy, TaxonomyError> {
+/// One taxonomy file, parsed, with what locates its entries.
+pub struct SourceFile<'t> {
+    /// Its path relative to the taxonomy root.
+    pub path: String,
+    /// Where its entries are written.
+    pub lines: Lines<'t>,
+    /// Its contents.
+    pub parsed: ParsedFile,
+}
+
+/// Where a file's entries are written, for error messages and `explain`.
+pub enum Lines<'t> {
+    /// The file's text, searched for each entry's `id`.
+    Text(&'t str),
+    /// The line of each entry, destructive entries first, then safe.
+    Known(Vec<usize>),
+    /// Not known: every entry reports line 0.
+    None,
+}
+
+/// Builds a taxonomy from parsed files. `check_patterns` parses every
+/// generated pattern so that a bad one is reported against its entry.
+pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, TaxonomyError> {
     let mut tax = Taxonomy::default();
     let mut rule_files = Vec::new();
-    for (file, text, parsed) in files {
+    for SourceFile {
+        path,
+        lines,
+        parsed,
+    } in files
+    {
         match parsed {
             ParsedFile::Commands(c) => {
-                load_commands(&file, text.unwrap_or(""), c, &mut tax, check_patterns)?
+                let text = match lines {
+                    Lines::Text(t) => t,
+                    _ => "",
+                };
+                load_commands(&path, text, c, &mut tax, check_patterns)?
             }
-            ParsedFile::Rules(r) => rule_files.push((file, text, r)),
+            ParsedFile::Rules(r) => rule_files.push((path, lines, r)),
         }
     }
+    let rule_count = rule_files
+        .iter()
+        .map(|(_, _, r)| r.destructive.len() + r.safe.len())
+        .sum();
+    tax.rules.reserve_exact(rule_count);
     // Command files first (rules use their shapes), then rules in path order.
     // Where each id was first defined: (file, line).
-    let mut seen: FxHashMap<String, (String, usize)> = FxHashMap::default();
-    for (file, text, parsed) in rule_files {
-        let mut lines = text.map(IdLines::new);
+    let mut seen: FxHashMap<String, (usize, usize)> = FxHashMap::default();
+    seen.reserve(rule_count);
+    let paths: Vec<String> = rule_files.iter().map(|(p, _, _)| p.clone()).collect();
+    for (file_index, (file, lines, parsed)) in rule_files.into_iter().enumerate() {
+        let mut by_text = match lines {
+            Lines::Text(t) => Some(IdLines::new(t)),
+            _ => None,
+        };
+        let known = match &lines {
+            Lines::Known(k) => k.as_slice(),
+            _ => &[],
+        };
+        let mut entry = 0;
         for (class, raws) in [
             (Class::Destructive, parsed.destructive),
             (Class::Safe, parsed.safe),
         ] {
             for raw in raws {
-                let line = lines.as_mut().map_or(0, |l| l.next_line_of(&raw.id));
-                if let Some((first_file, first_line)) = seen.get(&raw.id) {
+                let line = match by_text.as_mut() {
+                    Some(ids) => ids.next_line_of(&raw.id),
+                    None => known.get(entry).copied().unwrap_or(0),
+                };
+                entry += 1;
+                if let Some(&(first_file, first_line)) = seen.get(&raw.id) {
                     return Err(TaxonomyError::DuplicateId {
-                        file: file.clone(),
+                        file,
                         line,
                         id: raw.id.clone(),
-                        first: format!("{first_file}:{first_line}"),
+                        first: format!("{}:{first_line}", paths[first_file]),
                     });
                 }
-                seen.insert(raw.id.clone(), (file.clone(), line));
+                seen.insert(raw.id.clone(), (file_index, line));
                 let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
                 tax.rules.push(rule);
             }
@@ -140,42 +184,42 @@ pub fn build(
     Ok(tax)
 }
 
-mod generated {
-    include!(concat!(env!("OUT_DIR"), "/embedded_taxonomy.rs"));
-}
+/// The embedded taxonomy, as `build.rs` parsed and stored it.
+static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxonomy.postcard"));
 
-/// The embedded taxonomy from its build-time JSON rendering: no TOML
-/// parsing, no pattern checks, and no examples at run time (the test suite
-/// loads the same files through [`load_sources`] with every check; use that
-/// when you need the examples).
+/// The embedded taxonomy from its build-time binary form: no TOML parsing,
+/// no pattern checks, and no examples at run time (the test suite loads the
+/// same files through [`load_sources`] with every check; use that when you
+/// need the examples).
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
-    let mut parsed = Vec::new();
-    for (file, json, id_lines) in generated::EMBEDDED_JSON {
-        let syntax = |e: serde_json::Error| TaxonomyError::Syntax {
-            file: file.to_string(),
-            message: e.to_string(),
-        };
-        if *file == COMMANDS_FILE {
-            parsed.push((
-                file.to_string(),
-                Some(*id_lines),
-                ParsedFile::Commands(serde_json::from_str(json).map_err(syntax)?),
-            ));
-        } else if file.starts_with(RULES_DIR) {
-            parsed.push((
-                file.to_string(),
-                Some(*id_lines),
-                ParsedFile::Rules(serde_json::from_str(json).map_err(syntax)?),
-            ));
-        }
+    let broken = |message: String| TaxonomyError::Syntax {
+        file: "taxonomy/".into(),
+        message,
+    };
+    let bundle: Bundle = postcard::from_bytes(EMBEDDED_BUNDLE)
+        .map_err(|e| broken(format!("the embedded taxonomy does not decode: {e}")))?;
+    let converted = bundle.rule_files.len() + usize::from(bundle.commands.is_some());
+    if converted != bundle.files_seen || bundle.files_seen != embedded_file_count() {
+        return Err(broken(
+            "a file did not convert at build time; run `cargo test` to see which".into(),
+        ));
     }
-    if parsed.len() != embedded_file_count() {
-        return Err(TaxonomyError::Syntax {
-            file: "taxonomy/".into(),
-            message: "a file did not convert at build time; run `cargo test` to see which".into(),
+    let mut files = Vec::with_capacity(converted);
+    if let Some(commands) = bundle.commands {
+        files.push(SourceFile {
+            path: COMMANDS_FILE.into(),
+            lines: Lines::None,
+            parsed: ParsedFile::Commands(commands),
         });
     }
-    build(parsed, false)
+    for f in bundle.rule_files {
+        files.push(SourceFile {
+            path: f.path,
+            lines: Lines::Known(f.lines),
+            parsed: ParsedFile::Rules(f.rules),
+        });
+    }
+    build(files, false)
 }
 
 /// How many taxonomy files the binary embeds (paths only, no contents).
@@ -261,38 +305,6 @@ fn load_commands(
         }
     }
     Ok(())
-}
-
-/// The `id = "…"` lines of a file, read once: entries ask for their line in
-/// file order, and a repeated id gets its next occurrence.
-struct IdLines<'t> {
-    lines: FxHashMap<&'t str, Vec<usize>>,
-}
-
-impl<'t> IdLines<'t> {
-    fn new(text: &'t str) -> IdLines<'t> {
-        let mut lines: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
-        for (i, l) in text.lines().enumerate() {
-            let t = l.trim_start();
-            let Some(rest) = t.strip_prefix("id") else {
-                continue;
-            };
-            let Some(value) = rest.trim_start().strip_prefix('=') else {
-                continue;
-            };
-            let value = value.trim().trim_matches('"');
-            lines.entry(value).or_default().push(i + 1);
-        }
-        // Hand out occurrences front to back.
-        for v in lines.values_mut() {
-            v.reverse();
-        }
-        IdLines { lines }
-    }
-
-    fn next_line_of(&mut self, id: &str) -> usize {
-        self.lines.get_mut(id).and_then(Vec::pop).unwrap_or(0)
-    }
 }
 
 fn line_of_key(text: &str, key: &str) -> usize {

@@ -2,14 +2,17 @@
 //!
 //! Every struct denies unknown keys: a misspelt key in a hand-edited file is
 //! an error that names the file, not a rule that silently never matches.
+//!
+//! Standalone (no crate imports) because `build.rs` includes it too: it reads
+//! the embedded files into these structs and stores them as a [`Bundle`].
 
 use std::collections::BTreeMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// One rule file (`taxonomy/rules/*.toml`): destructive shapes and safe shapes
 /// of one domain.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// Shapes that destroy or change something that matters.
@@ -25,7 +28,7 @@ pub struct RuleFile {
 /// Exactly one matcher kind is used: a structured command shape
 /// (`command` with optional `subcommand`, `flags`, `args`), `sql`, `code` or
 /// the raw `regex` escape hatch.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawRule {
     /// Unique id across the whole taxonomy, e.g. `rm-recursive`.
@@ -92,7 +95,7 @@ pub struct RawRule {
 }
 
 /// `taxonomy/commands.toml`: how commands take their arguments.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CommandsFile {
     /// Per command (or `command subcommand …` path): argument conventions.
@@ -107,7 +110,7 @@ pub struct CommandsFile {
 }
 
 /// Argument conventions of one command or subcommand path.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCommandSpec {
     /// Options that take a value as the next word (`-C dir`) or glued
@@ -128,7 +131,7 @@ pub struct RawCommandSpec {
 }
 
 /// A wrapper command such as `sudo`, `nice` or `timeout`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawWrapper {
     /// The wrapper's names.
@@ -163,4 +166,31 @@ pub struct RawWrapper {
     pub string_flag: Option<String>,
     /// An option whose value is split into words and prepended (`env -S`).
     pub split_flag: Option<String>,
+}
+
+/// The embedded taxonomy as `build.rs` stores it in the binary: the files
+/// already parsed and checked against this schema, without examples, in
+/// postcard's compact binary form. A hook runs as a fresh process for every
+/// tool call; decoding this costs a small fraction of parsing TOML or JSON.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct Bundle {
+    /// How many `.toml` files were found, converted or not: a file that did
+    /// not parse at build time is missing from `rule_files`, and the loader
+    /// refuses a bundle that lost one.
+    pub files_seen: usize,
+    /// `commands.toml`, if it parsed.
+    pub commands: Option<CommandsFile>,
+    /// Each rule file that parsed, in path order.
+    pub rule_files: Vec<BundledRules>,
+}
+
+/// One rule file in a [`Bundle`].
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct BundledRules {
+    /// Its path relative to the taxonomy root.
+    pub path: String,
+    /// The line of each entry's `id`, destructive entries first, then safe.
+    pub lines: Vec<usize>,
+    /// Its entries.
+    pub rules: RuleFile,
 }
