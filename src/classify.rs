@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class, Label, Origin};
-use crate::matcher::compile::compile_one;
+use crate::matcher::compile::compile_captures;
 use crate::matcher::Matcher;
 use crate::normalize::{self, canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
@@ -105,9 +105,9 @@ impl Classifier {
             .get_or_init(|| {
                 let calls = r"(?:system|exec|execSync|execFileSync|spawnSync|spawn|popen|Popen|check_output|check_call|call|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture2|capture3|Command)";
                 Some([
-                    compile_one(&format!(r#"{calls}\s*\(\s*(?:'([^']*)'|"([^"]*)")"#)).ok()?,
-                    compile_one(&format!(r#"{calls}\s*\(\s*\[([^\]]*)\]"#)).ok()?,
-                    compile_one(r"`([^`]*)`").ok()?,
+                    compile_captures(&format!(r#"{calls}\s*\(\s*(?:'([^']*)'|"([^"]*)")"#)).ok()?,
+                    compile_captures(&format!(r#"{calls}\s*\(\s*\[([^\]]*)\]"#)).ok()?,
+                    compile_captures(r"`([^`]*)`").ok()?,
                 ])
             })
             .as_ref()

@@ -105,14 +105,16 @@ impl BlastRadius {
 
     /// Parses the wire spelling (case-insensitive).
     pub fn parse(s: &str) -> Option<BlastRadius> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "safe" => BlastRadius::Safe,
-            "low" => BlastRadius::Low,
-            "medium" => BlastRadius::Medium,
-            "high" => BlastRadius::High,
-            "unknown" => BlastRadius::Unknown,
-            _ => return None,
-        })
+        [
+            ("safe", BlastRadius::Safe),
+            ("low", BlastRadius::Low),
+            ("medium", BlastRadius::Medium),
+            ("high", BlastRadius::High),
+            ("unknown", BlastRadius::Unknown),
+        ]
+        .into_iter()
+        .find(|(name, _)| s.eq_ignore_ascii_case(name))
+        .map(|(_, r)| r)
     }
 }
 

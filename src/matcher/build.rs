@@ -10,10 +10,10 @@ use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
-use regex_automata::{Input, PatternSet};
+use regex_automata::PatternSet;
 use rustc_hash::FxHashMap;
 
-use super::compile::{compile_many, compile_one};
+use super::compile::{compile_one, MultiPattern};
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
@@ -24,27 +24,26 @@ use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
 /// Some patterns, compiled into one automaton on first use.
 #[derive(Debug, Default)]
 pub struct PatternGroup {
-    /// What the group holds, for error messages (with `word`, if any).
+    /// What the group holds, for error messages (with the word, if any).
     what: &'static str,
-    /// The command word every command reaching this group has, when there
-    /// is one: structured patterns are compiled for that word alone.
-    word: Option<String>,
     /// Rule index (into [`Taxonomy::rules`]) for each pattern id.
     rules: Vec<usize>,
-    compiled: OnceLock<Result<Option<Regex>, String>>,
+    compiled: OnceLock<Result<Option<MultiPattern>, String>>,
 }
 
 impl PatternGroup {
     fn new(what: &'static str, rules: Vec<usize>) -> PatternGroup {
         PatternGroup {
             what,
-            word: None,
             rules,
             compiled: OnceLock::new(),
         }
     }
 
-    fn regex(&self, tax: &Taxonomy) -> Result<Option<&Regex>, &str> {
+    /// The group's automaton. `word` is the command word every command
+    /// reaching this group has, when there is one: structured patterns are
+    /// then compiled for that word alone.
+    fn regex(&self, tax: &Taxonomy, word: Option<&str>) -> Result<Option<&MultiPattern>, &str> {
         self.compiled
             .get_or_init(|| {
                 if self.rules.is_empty() {
@@ -54,8 +53,8 @@ impl PatternGroup {
                 for &i in &self.rules {
                     let c = tax.rules[i]
                         .compiled(&tax.shapes)
-                        .map_err(|e| format!("{}: {e}", self.describe()))?;
-                    patterns.push(match (&self.word, &c.tail) {
+                        .map_err(|e| format!("{}: {e}", self.describe(word)))?;
+                    patterns.push(match (word, &c.tail) {
                         (Some(word), Some(tail)) => {
                             format!("^\\x1f{}\\x1f{tail}", regex_escape(word))
                         }
@@ -63,9 +62,9 @@ impl PatternGroup {
                     });
                 }
                 let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-                compile_many(&refs)
+                MultiPattern::new(&refs)
                     .map(Some)
-                    .map_err(|e| format!("{}: {e}", self.describe()))
+                    .map_err(|e| format!("{}: {e}", self.describe(word)))
             })
             .as_ref()
             .map(Option::as_ref)
@@ -73,8 +72,8 @@ impl PatternGroup {
     }
 
     /// The group, for error messages.
-    fn describe(&self) -> String {
-        match &self.word {
+    fn describe(&self, word: Option<&str>) -> String {
+        match word {
             Some(w) => format!("{} for `{w}`", self.what),
             None => self.what.to_string(),
         }
@@ -88,7 +87,17 @@ impl PatternGroup {
         haystack: &str,
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
-        let Some(re) = self.regex(tax).map_err(String::from)? else {
+        self.word_matches_into(tax, None, haystack, out)
+    }
+
+    fn word_matches_into(
+        &self,
+        tax: &Taxonomy,
+        word: Option<&str>,
+        haystack: &str,
+        out: &mut Vec<usize>,
+    ) -> Result<(), String> {
+        let Some(re) = self.regex(tax, word).map_err(String::from)? else {
             return Ok(());
         };
         // One pattern set per thread, reused: a search then allocates
@@ -102,7 +111,7 @@ impl PatternGroup {
                 *set = PatternSet::new(re.pattern_len());
             }
             set.clear();
-            re.which_overlapping_matches(&Input::new(haystack), &mut set);
+            re.which_matches(haystack, &mut set);
             out.extend(set.iter().map(|pid| self.rules[pid.as_usize()]));
         });
         Ok(())
@@ -130,63 +139,58 @@ pub struct WordGroups {
 }
 
 impl WordGroups {
-    fn build(
-        tax: &Taxonomy,
-        what: &'static str,
-        pick: impl Fn(&crate::taxonomy::Rule) -> bool,
-    ) -> WordGroups {
-        let mut words: FxHashMap<String, Vec<usize>> = FxHashMap::default();
-        let mut globbed = Vec::new();
-        let mut globs = Vec::new();
-        for (i, rule) in tax.rules.iter().enumerate() {
-            if !pick(rule) {
-                continue;
-            }
-            for alt in rule.commands.iter().flat_map(|c| c.split('|')) {
-                if alt.contains('*') {
-                    if !globbed.contains(&i) {
-                        globbed.push(i);
-                    }
-                    let prefix = alt.split('*').next().unwrap_or("").to_string();
-                    globs.push((prefix, alt.to_string()));
-                } else {
-                    match words.get_mut(alt) {
-                        Some(list) if !list.contains(&i) => list.push(i),
-                        Some(_) => {}
-                        None => {
-                            words.insert(alt.to_string(), vec![i]);
-                        }
-                    }
-                }
-            }
-        }
-        let by_word = words
-            .into_iter()
-            .map(|(w, rules)| {
-                let mut group = PatternGroup::new(what, rules);
-                group.word = Some(w.clone());
-                (w, group)
-            })
-            .collect();
+    fn new(what: &'static str) -> WordGroups {
         WordGroups {
-            by_word,
-            globbed: PatternGroup::new(what, globbed),
-            globs,
+            globbed: PatternGroup::new(what, Vec::new()),
+            ..WordGroups::default()
         }
     }
 
-    /// Every group that may apply to a command word.
-    fn groups_for(&self, name: &str) -> impl Iterator<Item = &PatternGroup> {
+    /// Files rule `i` under each of its command words. Rules arrive in
+    /// index order, so a rule already filed under a word is that group's
+    /// last.
+    fn add(&mut self, i: usize, commands: &[String]) {
+        for alt in commands.iter().flat_map(|c| c.split('|')) {
+            if alt.contains('*') {
+                if self.globbed.rules.last() != Some(&i) {
+                    self.globbed.rules.push(i);
+                }
+                let prefix = alt.split('*').next().unwrap_or("").to_string();
+                self.globs.push((prefix, alt.to_string()));
+            } else if let Some(group) = self.by_word.get_mut(alt) {
+                if group.rules.last() != Some(&i) {
+                    group.rules.push(i);
+                }
+            } else {
+                let group = PatternGroup::new(self.globbed.what, vec![i]);
+                self.by_word.insert(alt.to_string(), group);
+            }
+        }
+    }
+
+    /// Every group that may apply to a command word, with the word its
+    /// patterns are compiled for.
+    fn groups_for<'a>(
+        &'a self,
+        name: &str,
+    ) -> impl Iterator<Item = (Option<&'a str>, &'a PatternGroup)> {
         let glob = self
             .globs
             .iter()
             .any(|(prefix, g)| name.starts_with(prefix.as_str()) && glob_match(g, name))
-            .then_some(&self.globbed);
-        self.by_word.get(name).into_iter().chain(glob)
+            .then_some((None, &self.globbed));
+        self.by_word
+            .get_key_value(name)
+            .map(|(w, g)| (Some(w.as_str()), g))
+            .into_iter()
+            .chain(glob)
     }
 
-    fn all(&self) -> impl Iterator<Item = &PatternGroup> {
-        self.by_word.values().chain(std::iter::once(&self.globbed))
+    fn all(&self) -> impl Iterator<Item = (Option<&str>, &PatternGroup)> {
+        self.by_word
+            .iter()
+            .map(|(w, g)| (Some(w.as_str()), g))
+            .chain(std::iter::once((None, &self.globbed)))
     }
 }
 
@@ -216,33 +220,32 @@ impl Matcher {
     /// Prepares the pattern groups of a taxonomy; automata are compiled on
     /// first use (see [`Matcher::compile_all`] to compile them now).
     pub fn new(tax: &Taxonomy) -> Matcher {
-        let pick = |kind: RuleKind| -> Vec<usize> {
-            tax.rules
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.kind == kind)
-                .map(|(i, _)| i)
-                .collect()
-        };
+        let mut destructive = WordGroups::new("destructive entries");
+        let mut safe = WordGroups::new("safe entries");
+        let mut line = WordGroups::new("regex entries");
+        let (mut sql, mut code, mut line_any) = (Vec::new(), Vec::new(), Vec::new());
+        // One pass over the rules, filing each where it is searched.
+        for (i, rule) in tax.rules.iter().enumerate() {
+            match rule.kind {
+                RuleKind::Command if rule.class == Class::Destructive => {
+                    destructive.add(i, &rule.commands)
+                }
+                RuleKind::Command if rule.class == Class::Safe => safe.add(i, &rule.commands),
+                RuleKind::Command => {}
+                RuleKind::Sql => sql.push(i),
+                RuleKind::Code => code.push(i),
+                RuleKind::Regex if rule.commands.is_empty() => line_any.push(i),
+                RuleKind::Regex => line.add(i, &rule.commands),
+            }
+        }
         let lazy = || (0..tax.rules.len()).map(|_| OnceLock::new()).collect();
-        let structured = |class: Class| {
-            move |r: &crate::taxonomy::Rule| r.kind == RuleKind::Command && r.class == class
-        };
-        let any_line: Vec<usize> = pick(RuleKind::Regex)
-            .into_iter()
-            .filter(|&i| tax.rules[i].commands.is_empty())
-            .collect();
         Matcher {
-            destructive: WordGroups::build(
-                tax,
-                "destructive entries",
-                structured(Class::Destructive),
-            ),
-            safe: WordGroups::build(tax, "safe entries", structured(Class::Safe)),
-            sql: PatternGroup::new("sql entries", pick(RuleKind::Sql)),
-            code: PatternGroup::new("code entries", pick(RuleKind::Code)),
-            line: WordGroups::build(tax, "regex entries", |r| r.kind == RuleKind::Regex),
-            line_any: PatternGroup::new("regex entries for any command", any_line),
+            destructive,
+            safe,
+            sql: PatternGroup::new("sql entries", sql),
+            code: PatternGroup::new("code entries", code),
+            line,
+            line_any: PatternGroup::new("regex entries for any command", line_any),
             forbid: lazy(),
             require: lazy(),
         }
@@ -256,10 +259,10 @@ impl Matcher {
             .all()
             .chain(self.safe.all())
             .chain(self.line.all())
-            .chain([&self.sql, &self.code, &self.line_any]);
-        for g in groups {
-            g.regex(tax).map_err(|message| TaxonomyError::Build {
-                what: g.describe(),
+            .chain([&self.sql, &self.code, &self.line_any].map(|g| (None, g)));
+        for (word, g) in groups {
+            g.regex(tax, word).map_err(|message| TaxonomyError::Build {
+                what: g.describe(word),
                 message: message.to_string(),
             })?;
         }
@@ -294,8 +297,8 @@ impl Matcher {
         line: &str,
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
-        for group in self.line.groups_for(name) {
-            group.matches_into(tax, line, out)?;
+        for (word, group) in self.line.groups_for(name) {
+            group.word_matches_into(tax, word, line, out)?;
         }
         self.line_any.matches_into(tax, line, out)
     }
@@ -309,8 +312,8 @@ impl Matcher {
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
         let start = out.len();
-        for group in groups.groups_for(canon.name()) {
-            group.matches_into(tax, &canon.text, out)?;
+        for (word, group) in groups.groups_for(canon.name()) {
+            group.word_matches_into(tax, word, &canon.text, out)?;
         }
         let mut keep = start;
         for i in start..out.len() {

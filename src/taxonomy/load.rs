@@ -466,7 +466,8 @@ fn validate_rule(
             post: PostCheck::default(),
         }));
     } else if check_patterns {
-        let c = compile_structured(class, &raw, shapes).map_err(|(field, m)| err(field, m))?;
+        let c = compile_structured(class, &raw.command, &raw, shapes)
+            .map_err(|(field, m)| err(field, m))?;
         if let Some(f) = &c.post.forbid {
             check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
         }
@@ -488,7 +489,8 @@ fn validate_rule(
         }
     }
     // A deferred entry keeps its raw form for pattern generation, which
-    // reads only the command fields: the rest moves out without a copy.
+    // reads only the shape fields (and the command words, kept by the rule):
+    // the rest moves out without a copy.
     let mut raw = raw;
     let (examples, near_misses) = (
         std::mem::take(&mut raw.examples),
@@ -503,7 +505,7 @@ fn validate_rule(
         file: file.to_string(),
         line,
         kind,
-        commands: raw.command.clone(),
+        commands: std::mem::take(&mut raw.command),
         examples,
         near_misses,
         compiled,
@@ -515,11 +517,12 @@ fn validate_rule(
 /// field at fault.
 pub(crate) fn compile_structured(
     class: Class,
+    commands: &[String],
     raw: &RawRule,
     shapes: &BTreeMap<String, String>,
 ) -> Result<Compiled, (&'static str, String)> {
     let shape = Shape {
-        command: &raw.command,
+        command: commands,
         subcommand: &raw.subcommand,
         flags: &raw.flags,
         args: &raw.args,
@@ -548,7 +551,7 @@ pub(crate) fn compile_structured(
         None
     };
     let tail = pattern
-        .strip_prefix(&pattern::command_prefix(&raw.command))
+        .strip_prefix(&pattern::command_prefix(commands))
         .map(String::from);
     Ok(Compiled {
         pattern,

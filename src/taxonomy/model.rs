@@ -93,8 +93,10 @@ impl Rule {
     pub fn compiled(&self, shapes: &BTreeMap<String, String>) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| match &self.deferred {
-                Some(raw) => super::load::compile_structured(self.class, raw, shapes)
-                    .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id)),
+                Some(raw) => {
+                    super::load::compile_structured(self.class, &self.commands, raw, shapes)
+                        .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
+                }
                 None => Err(format!("entry `{}` has no pattern", self.id)),
             })
             .as_ref()
