@@ -18,7 +18,7 @@ use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
-use crate::taxonomy::pattern::regex_escape;
+use crate::taxonomy::group_pattern;
 use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
 
 /// Some patterns, compiled into one automaton on first use.
@@ -54,12 +54,7 @@ impl PatternGroup {
                     let c = tax.rules[i]
                         .compiled(&tax.shapes)
                         .map_err(|e| format!("{}: {e}", self.describe(word)))?;
-                    patterns.push(match (word, &c.tail) {
-                        (Some(word), Some(tail)) => {
-                            format!("^\\x1f{}\\x1f{tail}", regex_escape(word))
-                        }
-                        _ => c.pattern.clone(),
-                    });
+                    patterns.push(group_pattern(word, c));
                 }
                 let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
                 MultiPattern::new(&refs)

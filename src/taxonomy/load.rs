@@ -15,8 +15,8 @@ use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use super::files::IdLines;
-use super::model::{CommandSpec, Compiled, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
-use super::pattern::{self, Shape};
+use super::generate::{self, Compiled, PostCheck, RuleKind};
+use super::model::{CommandSpec, Rule, Taxonomy, Wrapper};
 use super::schema::{Bundle, CommandsFile, RawRule, RuleFile};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
@@ -442,31 +442,17 @@ fn validate_rule(
             "only structured entries (with `command`) take subcommand, flags, args and their forbid/max variants".into(),
         ));
     }
-    let kind = if structured {
-        RuleKind::Command
-    } else if raw.sql.is_some() {
-        RuleKind::Sql
-    } else if raw.code.is_some() {
-        RuleKind::Code
-    } else {
-        RuleKind::Regex
-    };
+    let kind = generate::kind_of(&raw);
     let compiled = OnceLock::new();
     let mut deferred = None;
     if !structured {
-        let pattern = raw
-            .sql
-            .clone()
-            .or_else(|| raw.code.clone())
-            .or_else(|| raw.regex.clone())
-            .unwrap_or_default();
         let _ = compiled.set(Ok(Compiled {
-            pattern,
+            pattern: generate::raw_pattern(&raw),
             tail: None,
             post: PostCheck::default(),
         }));
     } else if check_patterns {
-        let c = compile_structured(class, &raw.command, &raw, shapes)
+        let c = generate::structured(class == Class::Safe, &raw.command, &raw, shapes)
             .map_err(|(field, m)| err(field, m))?;
         if let Some(f) = &c.post.forbid {
             check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
@@ -515,57 +501,6 @@ fn validate_rule(
 
 /// The regex and post-checks of a structured entry; the error names the
 /// field at fault.
-pub(crate) fn compile_structured(
-    class: Class,
-    commands: &[String],
-    raw: &RawRule,
-    shapes: &BTreeMap<String, String>,
-) -> Result<Compiled, (&'static str, String)> {
-    let shape = Shape {
-        command: commands,
-        subcommand: &raw.subcommand,
-        flags: &raw.flags,
-        args: &raw.args,
-        allow_flags: raw.allow_flags.as_deref(),
-        global_flags: raw.global_flags,
-        local_paths: raw.local_paths,
-    };
-    let pattern = match class {
-        Class::Safe => pattern::safe_regex(&shape, shapes),
-        _ => pattern::destructive_regex(&shape, shapes),
-    }
-    .map_err(|m| (if m.contains("shape") { "args" } else { "flags" }, m))?;
-    let mut forbids = Vec::new();
-    if !raw.forbid_flags.is_empty() {
-        forbids.push(pattern::any_flag_regex(&raw.forbid_flags));
-    }
-    if !raw.forbid_args.is_empty() {
-        forbids.push(
-            pattern::any_arg_regex(&raw.forbid_args, shapes).map_err(|m| ("forbid_args", m))?,
-        );
-    }
-    let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
-    let require = if class == Class::Safe && !raw.flags.is_empty() {
-        Some(pattern::all_flags_regex(&raw.flags).map_err(|m| ("flags", m))?)
-    } else {
-        None
-    };
-    let tail = pattern
-        .strip_prefix(&pattern::command_prefix(commands))
-        .map(String::from);
-    Ok(Compiled {
-        pattern,
-        tail,
-        post: PostCheck {
-            forbid,
-            require,
-            max_args: raw.max_args,
-            min_args: raw.min_args,
-            subcommand_len: raw.subcommand.len(),
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@
 //! language, and [`Taxonomy::embedded`] for the default.
 
 mod files;
+mod generate;
 mod load;
 mod model;
 pub mod pattern;
@@ -15,11 +16,12 @@ mod schema;
 
 use std::sync::OnceLock;
 
+pub use generate::{group_pattern, Compiled, PostCheck, RuleKind};
 pub use load::{
     build, dir_sources, embedded_sources, load_embedded_fast, load_sources, ParsedFile,
     COMMANDS_FILE, EMBEDDED, RULES_DIR,
 };
-pub use model::{CommandSpec, Compiled, PostCheck, Rule, RuleKind, Taxonomy, Wrapper};
+pub use model::{CommandSpec, Rule, Taxonomy, Wrapper};
 pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
 
 use crate::error::TaxonomyError;

@@ -8,39 +8,9 @@ use serde::Serialize;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::generate::{Compiled, RuleKind};
 use super::schema::RawRule;
 use crate::label::{BlastRadius, Class};
-
-/// What a rule looks at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleKind {
-    /// A structured shape over a normalised command's canonical form.
-    Command,
-    /// A regex over SQL text sent to a database client.
-    Sql,
-    /// A regex over interpreter code.
-    Code,
-    /// A raw regex over the normalised command line.
-    Regex,
-}
-
-/// Checks a regex cannot express cheaply, applied after a pattern matched.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct PostCheck {
-    /// A regex over the canonical form that must *not* match (forbidden flags
-    /// or arguments).
-    pub forbid: Option<String>,
-    /// A regex over the canonical form that must match (required flags of a
-    /// safe entry).
-    pub require: Option<String>,
-    /// At most this many positional arguments after the subcommand.
-    pub max_args: Option<usize>,
-    /// At least this many.
-    pub min_args: Option<usize>,
-    /// How many subcommand words precede the counted arguments.
-    pub subcommand_len: usize,
-}
 
 /// One validated taxonomy entry.
 #[derive(Clone, Debug, Serialize)]
@@ -76,27 +46,18 @@ pub struct Rule {
     pub(crate) deferred: Option<Box<RawRule>>,
 }
 
-/// A rule's regex source and the checks applied after it matched.
-#[derive(Clone, Debug, Serialize)]
-pub struct Compiled {
-    /// The regex source.
-    pub pattern: String,
-    /// For structured entries: the pattern after its command word, so that a
-    /// group for one word can compile `^\x1fWORD\x1f` + this.
-    pub tail: Option<String>,
-    /// Checks applied after the pattern matched.
-    pub post: PostCheck,
-}
-
 impl Rule {
     /// The rule's regex and post-checks, generating them on first use.
     pub fn compiled(&self, shapes: &BTreeMap<String, String>) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| match &self.deferred {
-                Some(raw) => {
-                    super::load::compile_structured(self.class, &self.commands, raw, shapes)
-                        .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
-                }
+                Some(raw) => super::generate::structured(
+                    self.class == Class::Safe,
+                    &self.commands,
+                    raw,
+                    shapes,
+                )
+                .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id)),
                 None => Err(format!("entry `{}` has no pattern", self.id)),
             })
             .as_ref()
