@@ -9,11 +9,29 @@
 
 use std::path::{Path, PathBuf};
 
+use regex_automata::dfa::{dense, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::syntax;
+use regex_automata::MatchKind;
+
 #[path = "src/taxonomy/files.rs"]
 mod files;
 #[allow(dead_code)]
+#[path = "src/taxonomy/generate.rs"]
+mod generate;
+#[allow(dead_code)]
+#[path = "src/taxonomy/pattern.rs"]
+mod pattern;
+#[allow(dead_code)]
+#[path = "src/matcher/plan.rs"]
+mod plan;
+#[allow(dead_code)]
 #[path = "src/taxonomy/schema.rs"]
 mod schema;
+
+/// A group whose DFA would be bigger than this is left to be compiled on
+/// first use: the binary stays small and a rare command pays.
+const MAX_SHIPPED_DFA: usize = 256 << 10;
 
 fn main() {
     println!("cargo:rerun-if-changed=taxonomy");
@@ -56,7 +74,136 @@ fn main() {
             rules,
         });
     }
-    let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
+    let (index, dfas) = ship_automata(&bundle);
+    let _ = std::fs::write(out.join("automata.postcard"), index);
+    let _ = std::fs::write(out.join("automata.dfa"), dfas);
+    let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
+}
+
+/// Compiles every group of the embedded taxonomy into a sparse DFA, in the
+/// form the run-time matcher loads without compiling (see
+/// `src/matcher/plan.rs`): the index, and the DFAs it points into.
+fn ship_automata(bundle: &schema::Bundle) -> (Vec<u8>, Vec<u8>) {
+    // The DFAs are little-endian; a big-endian target compiles on first use.
+    if std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("little") {
+        return (Vec::new(), Vec::new());
+    }
+    let shapes = bundle
+        .commands
+        .as_ref()
+        .map(|c| c.shape.clone())
+        .unwrap_or_default();
+    let mut ids: Vec<(&str, &[String])> = Vec::new();
+    let mut kinds = Vec::new();
+    let mut compiled = Vec::new();
+    for file in &bundle.rule_files {
+        for (safe, raws) in [(false, &file.rules.destructive), (true, &file.rules.safe)] {
+            for raw in raws {
+                let kind = generate::kind_of(raw);
+                ids.push((raw.id.as_str(), raw.command.as_slice()));
+                kinds.push((kind.clone(), safe, raw.command.as_slice()));
+                compiled.push(match kind {
+                    generate::RuleKind::Command => {
+                        generate::structured(safe, &raw.command, raw, &shapes).ok()
+                    }
+                    _ => Some(generate::Compiled {
+                        pattern: generate::raw_pattern(raw),
+                        tail: None,
+                        post: generate::PostCheck::default(),
+                    }),
+                });
+            }
+        }
+    }
+    let plan = plan::plan(kinds);
+    // Group DFAs are built and serialised first, then borrowed by the index.
+    let mut built: Vec<Built> = Vec::new();
+    let mut dfas: Vec<u8> = Vec::new();
+    for (key, rules) in &plan.groups {
+        let (_, _, word) = plan::key_parts(key);
+        let word = (!word.is_empty()).then_some(word);
+        let patterns: Option<Vec<String>> = rules
+            .iter()
+            .map(|&i| {
+                compiled[i]
+                    .as_ref()
+                    .map(|c| generate::group_pattern(word, c))
+            })
+            .collect();
+        let rule_bytes: Vec<u8> = rules
+            .iter()
+            .flat_map(|&i| u32::try_from(i).unwrap_or(u32::MAX).to_le_bytes())
+            .collect();
+        let anchored = patterns
+            .as_ref()
+            .is_some_and(|p| p.iter().all(|p| p.starts_with('^')));
+        let dfa = patterns
+            .map(|p| sparse_dfa(&p, anchored))
+            .unwrap_or_default();
+        let at = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
+        let len = u32::try_from(dfa.len()).unwrap_or(0);
+        dfas.extend_from_slice(&dfa);
+        built.push((key.clone(), rule_bytes, anchored, (at, len)));
+    }
+    let shipped = plan::Shipped {
+        rule_count: ids.len(),
+        fingerprint: plan::fingerprint(ids.iter().copied()),
+        groups: built
+            .iter()
+            .map(|(key, rules, anchored, dfa)| {
+                let (special, family, word) = plan::key_parts(key);
+                plan::ShippedGroup {
+                    family,
+                    word,
+                    special,
+                    rules,
+                    anchored: *anchored,
+                    dfa: *dfa,
+                }
+            })
+            .collect(),
+        globs: plan.globs.iter().map(|(f, g)| (*f, g.as_str())).collect(),
+    };
+    (postcard::to_allocvec(&shipped).unwrap_or_default(), dfas)
+}
+
+/// One group compiled: its key, its rules as little-endian `u32`s, whether
+/// it searches anchored, and where its DFA is in the blob.
+type Built = (plan::GroupKey, Vec<u8>, bool, (u32, u32));
+
+/// One group's patterns as a serialised sparse DFA, with the settings of the
+/// run-time lazy DFA (`src/matcher/compile.rs`); empty when it cannot be
+/// built or is too big to ship.
+fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
+    let start = if anchored {
+        StartKind::Anchored
+    } else {
+        StartKind::Unanchored
+    };
+    let dfa = dense::Builder::new()
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(WhichCaptures::None),
+        )
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                .start_kind(start)
+                .dfa_size_limit(Some(4 * MAX_SHIPPED_DFA))
+                .determinize_size_limit(Some(16 << 20)),
+        )
+        .build_many(patterns);
+    // A group that cannot be built (or is too big) is compiled at run time.
+    let Some(sparse) = dfa.ok().and_then(|d| d.to_sparse().ok()) else {
+        return Vec::new();
+    };
+    let bytes = sparse.to_bytes_little_endian();
+    if bytes.len() > MAX_SHIPPED_DFA {
+        return Vec::new();
+    }
+    bytes
 }

@@ -108,3 +108,28 @@ fn every_example_and_near_miss() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn the_shipped_automata_agree_with_the_compiled_taxonomy() {
+    // The binary's classifier searches automata compiled by build.rs; the
+    // one above compiles the TOML here. Every example and near miss must
+    // get the same label and the same matching entries from both.
+    let shipped = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
+    let here = classifier();
+    let mut differences = Vec::new();
+    for rule in &here.taxonomy().rules {
+        for cmd in rule.examples.iter().chain(&rule.near_misses) {
+            let (a, b) = (shipped.analyze(cmd), here.analyze(cmd));
+            let view = |x: &toolgate::classify::Analysis| {
+                let mut findings: Vec<String> = x.findings.iter().map(|f| f.rule.clone()).collect();
+                findings.sort();
+                let safe: Vec<Vec<String>> = x.commands.iter().map(|e| e.safe.clone()).collect();
+                (x.label.clone(), findings, safe)
+            };
+            if view(&a) != view(&b) {
+                differences.push(format!("{cmd:?}: shipped {:?} vs {:?}", view(&a), view(&b)));
+            }
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}

@@ -1,25 +1,99 @@
 //! Building and searching the pattern groups.
 //!
-//! Structured entries are grouped by command word, and each group's
-//! automaton is compiled the first time a command with that word is seen. A
-//! hook process classifies one command, so it compiles the one or two groups
-//! it needs instead of the whole taxonomy; a bulk scan compiles each group
-//! once and reuses it for millions of lines.
+//! Entries are grouped by command word (see [`super::plan`]). For the
+//! embedded taxonomy, `build.rs` compiled each group into a DFA that is
+//! used straight from the binary; any other taxonomy (and a group too big to
+//! ship) is compiled into a lazy DFA the first time a command with that word
+//! is seen. A hook process thus compiles nothing for most commands, and a
+//! bulk scan compiles each remaining group once for millions of lines.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
+use regex_automata::dfa::{sparse, Automaton};
 use regex_automata::meta::Regex;
-use regex_automata::PatternSet;
+use regex_automata::{Anchored, Input, PatternSet};
 use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
+use super::plan::{self, Family, Shipped};
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
 use crate::taxonomy::group_pattern;
-use crate::taxonomy::{Compiled, RuleKind, Taxonomy};
+use crate::taxonomy::{Compiled, Taxonomy};
+
+/// The index of the automata `build.rs` compiled for the embedded taxonomy.
+static SHIPPED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.postcard"));
+/// The automata themselves.
+static SHIPPED_DFAS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.dfa"));
+
+/// A shipped group's DFA bytes, if it has one.
+fn shipped_dfa((at, len): (u32, u32)) -> Option<&'static [u8]> {
+    let at = usize::try_from(at).ok()?;
+    let end = at.checked_add(usize::try_from(len).ok()?)?;
+    SHIPPED_DFAS.get(at..end).filter(|b| !b.is_empty())
+}
+
+/// The entries of a group, by pattern id.
+#[derive(Debug)]
+enum Rules {
+    Owned(Vec<usize>),
+    /// Little-endian `u32` rule indices, borrowed from the binary.
+    Shipped(&'static [u8]),
+}
+
+impl Default for Rules {
+    fn default() -> Rules {
+        Rules::Owned(Vec::new())
+    }
+}
+
+impl Rules {
+    fn get(&self, i: usize) -> Option<usize> {
+        match self {
+            Rules::Owned(v) => v.get(i).copied(),
+            Rules::Shipped(bytes) => {
+                let mut le = [0u8; 4];
+                le.copy_from_slice(bytes.get(4 * i..4 * i + 4)?);
+                usize::try_from(u32::from_le_bytes(le)).ok()
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Rules::Owned(v) => v.len(),
+            Rules::Shipped(bytes) => bytes.len() / 4,
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.len()).filter_map(|i| self.get(i))
+    }
+}
+
+/// A group's automaton.
+enum Searcher {
+    /// Compiled at build time, used from the binary.
+    Shipped {
+        dfa: sparse::DFA<&'static [u8]>,
+        anchored: bool,
+    },
+    /// Compiled here.
+    Lazy(MultiPattern),
+}
+
+impl std::fmt::Debug for Searcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Searcher::Shipped { anchored, .. } => write!(f, "Shipped(anchored: {anchored})"),
+            Searcher::Lazy(m) => write!(f, "Lazy({m:?})"),
+        }
+    }
+}
 
 /// Some patterns, compiled into one automaton on first use.
 #[derive(Debug, Default)]
@@ -27,43 +101,70 @@ pub struct PatternGroup {
     /// What the group holds, for error messages (with the word, if any).
     what: &'static str,
     /// Rule index (into [`Taxonomy::rules`]) for each pattern id.
-    rules: Vec<usize>,
-    compiled: OnceLock<Result<Option<MultiPattern>, String>>,
+    rules: Rules,
+    /// The DFA `build.rs` compiled for this group, if any, and whether it
+    /// searches anchored.
+    shipped: Option<(&'static [u8], bool)>,
+    /// Boxed: most groups of a process are never searched, and an unboxed
+    /// DFA would make every group in the maps several times larger.
+    compiled: OnceLock<Result<Option<Box<Searcher>>, String>>,
+    /// Compiled here if the shipped DFA ever fails a search.
+    fallback: OnceLock<Result<Box<MultiPattern>, String>>,
 }
 
 impl PatternGroup {
-    fn new(what: &'static str, rules: Vec<usize>) -> PatternGroup {
+    fn new(what: &'static str, rules: Rules, shipped: Option<(&'static [u8], bool)>) -> Self {
         PatternGroup {
             what,
             rules,
+            shipped,
             compiled: OnceLock::new(),
+            fallback: OnceLock::new(),
         }
     }
 
     /// The group's automaton. `word` is the command word every command
     /// reaching this group has, when there is one: structured patterns are
     /// then compiled for that word alone.
-    fn regex(&self, tax: &Taxonomy, word: Option<&str>) -> Result<Option<&MultiPattern>, &str> {
+    fn searcher(&self, tax: &Taxonomy, word: Option<&str>) -> Result<Option<&Searcher>, &str> {
         self.compiled
             .get_or_init(|| {
-                if self.rules.is_empty() {
+                if self.rules.len() == 0 {
                     return Ok(None);
                 }
-                let mut patterns: Vec<String> = Vec::with_capacity(self.rules.len());
-                for &i in &self.rules {
-                    let c = tax.rules[i]
-                        .compiled(&tax.shapes)
-                        .map_err(|e| format!("{}: {e}", self.describe(word)))?;
-                    patterns.push(group_pattern(word, c));
+                if let Some((bytes, anchored)) = self.shipped {
+                    // SAFETY: `bytes` is a sparse DFA that `build.rs` wrote
+                    // with `to_bytes_little_endian` for a little-endian
+                    // target (it ships none otherwise), using the one
+                    // regex-automata that Cargo.lock pins for the build
+                    // script and this crate alike, and the binary embeds it
+                    // unchanged. The checked constructor would re-validate
+                    // every transition, which costs a hook process more than
+                    // the search; the test suite runs it on every shipped
+                    // DFA (`every_shipped_dfa_validates`).
+                    if let Ok((dfa, _)) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) } {
+                        return Ok(Some(Box::new(Searcher::Shipped { dfa, anchored })));
+                    }
                 }
-                let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-                MultiPattern::new(&refs)
-                    .map(Some)
-                    .map_err(|e| format!("{}: {e}", self.describe(word)))
+                self.compile(tax, word)
+                    .map(|m| Some(Box::new(Searcher::Lazy(m))))
             })
             .as_ref()
-            .map(Option::as_ref)
+            .map(|s| s.as_deref())
             .map_err(String::as_str)
+    }
+
+    /// Generates the group's patterns and compiles them here.
+    fn compile(&self, tax: &Taxonomy, word: Option<&str>) -> Result<MultiPattern, String> {
+        let mut patterns: Vec<String> = Vec::with_capacity(self.rules.len());
+        for i in self.rules.iter() {
+            let c = tax.rules[i]
+                .compiled(&tax.shapes)
+                .map_err(|e| format!("{}: {e}", self.describe(word)))?;
+            patterns.push(group_pattern(word, c));
+        }
+        let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        MultiPattern::new(&refs).map_err(|e| format!("{}: {e}", self.describe(word)))
     }
 
     /// The group, for error messages.
@@ -92,7 +193,7 @@ impl PatternGroup {
         haystack: &str,
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
-        let Some(re) = self.regex(tax, word).map_err(String::from)? else {
+        let Some(searcher) = self.searcher(tax, word).map_err(String::from)? else {
             return Ok(());
         };
         // One pattern set per thread, reused: a search then allocates
@@ -102,14 +203,37 @@ impl PatternGroup {
         }
         SET.with(|cell| {
             let mut set = cell.borrow_mut();
-            if set.capacity() < re.pattern_len() {
-                *set = PatternSet::new(re.pattern_len());
+            let len = self.rules.len();
+            if set.capacity() < len {
+                *set = PatternSet::new(len);
             }
             set.clear();
-            re.which_matches(haystack, &mut set);
-            out.extend(set.iter().map(|pid| self.rules[pid.as_usize()]));
-        });
-        Ok(())
+            match searcher {
+                Searcher::Lazy(m) => m.which_matches(haystack, &mut set),
+                Searcher::Shipped { dfa, anchored } => {
+                    let mode = if *anchored {
+                        Anchored::Yes
+                    } else {
+                        Anchored::No
+                    };
+                    let input = Input::new(haystack).anchored(mode);
+                    if dfa.try_which_overlapping_matches(&input, &mut set).is_err() {
+                        // A shipped DFA has no quit bytes and cannot give
+                        // up; should one fail anyway, compile the group.
+                        set.clear();
+                        let fallback = self
+                            .fallback
+                            .get_or_init(|| self.compile(tax, word).map(Box::new));
+                        match fallback {
+                            Ok(m) => m.which_matches(haystack, &mut set),
+                            Err(e) => return Err(e.clone()),
+                        }
+                    }
+                }
+            }
+            out.extend(set.iter().filter_map(|pid| self.rules.get(pid.as_usize())));
+            Ok(())
+        })
     }
 
     /// How many patterns the group holds.
@@ -119,14 +243,19 @@ impl PatternGroup {
 
     /// True when the group holds no pattern.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.rules.len() == 0
+    }
+
+    /// True when the group's automaton came compiled with the binary.
+    pub fn is_shipped(&self) -> bool {
+        self.shipped.is_some()
     }
 }
 
 /// Structured patterns of one class, grouped by command word.
 #[derive(Debug, Default)]
 pub struct WordGroups {
-    by_word: FxHashMap<String, PatternGroup>,
+    by_word: FxHashMap<Cow<'static, str>, PatternGroup>,
     /// Patterns whose command word is a glob (`mkfs.*`), with the globs.
     globbed: PatternGroup,
     /// The glob words, each with its literal prefix (checked first).
@@ -136,31 +265,14 @@ pub struct WordGroups {
 impl WordGroups {
     fn new(what: &'static str) -> WordGroups {
         WordGroups {
-            globbed: PatternGroup::new(what, Vec::new()),
+            globbed: PatternGroup::new(what, Rules::default(), None),
             ..WordGroups::default()
         }
     }
 
-    /// Files rule `i` under each of its command words. Rules arrive in
-    /// index order, so a rule already filed under a word is that group's
-    /// last.
-    fn add(&mut self, i: usize, commands: &[String]) {
-        for alt in commands.iter().flat_map(|c| c.split('|')) {
-            if alt.contains('*') {
-                if self.globbed.rules.last() != Some(&i) {
-                    self.globbed.rules.push(i);
-                }
-                let prefix = alt.split('*').next().unwrap_or("").to_string();
-                self.globs.push((prefix, alt.to_string()));
-            } else if let Some(group) = self.by_word.get_mut(alt) {
-                if group.rules.last() != Some(&i) {
-                    group.rules.push(i);
-                }
-            } else {
-                let group = PatternGroup::new(self.globbed.what, vec![i]);
-                self.by_word.insert(alt.to_string(), group);
-            }
-        }
+    fn add_glob(&mut self, glob: &str) {
+        let prefix = glob.split('*').next().unwrap_or("").to_string();
+        self.globs.push((prefix, glob.to_string()));
     }
 
     /// Every group that may apply to a command word, with the word its
@@ -176,7 +288,7 @@ impl WordGroups {
             .then_some((None, &self.globbed));
         self.by_word
             .get_key_value(name)
-            .map(|(w, g)| (Some(w.as_str()), g))
+            .map(|(w, g)| (Some(w.as_ref()), g))
             .into_iter()
             .chain(glob)
     }
@@ -184,7 +296,7 @@ impl WordGroups {
     fn all(&self) -> impl Iterator<Item = (Option<&str>, &PatternGroup)> {
         self.by_word
             .iter()
-            .map(|(w, g)| (Some(w.as_str()), g))
+            .map(|(w, g)| (Some(w.as_ref()), g))
             .chain(std::iter::once((None, &self.globbed)))
     }
 }
@@ -212,38 +324,110 @@ pub struct Matcher {
 }
 
 impl Matcher {
-    /// Prepares the pattern groups of a taxonomy; automata are compiled on
-    /// first use (see [`Matcher::compile_all`] to compile them now).
+    /// Prepares the pattern groups of a taxonomy; automata not shipped with
+    /// the binary are compiled on first use (see [`Matcher::compile_all`] to
+    /// compile them now).
     pub fn new(tax: &Taxonomy) -> Matcher {
-        let mut destructive = WordGroups::new("destructive entries");
-        let mut safe = WordGroups::new("safe entries");
-        let mut line = WordGroups::new("regex entries");
-        let (mut sql, mut code, mut line_any) = (Vec::new(), Vec::new(), Vec::new());
-        // One pass over the rules, filing each where it is searched.
-        for (i, rule) in tax.rules.iter().enumerate() {
-            match rule.kind {
-                RuleKind::Command if rule.class == Class::Destructive => {
-                    destructive.add(i, &rule.commands)
-                }
-                RuleKind::Command if rule.class == Class::Safe => safe.add(i, &rule.commands),
-                RuleKind::Command => {}
-                RuleKind::Sql => sql.push(i),
-                RuleKind::Code => code.push(i),
-                RuleKind::Regex if rule.commands.is_empty() => line_any.push(i),
-                RuleKind::Regex => line.add(i, &rule.commands),
-            }
-        }
         let lazy = || (0..tax.rules.len()).map(|_| OnceLock::new()).collect();
-        Matcher {
-            destructive,
-            safe,
-            sql: PatternGroup::new("sql entries", sql),
-            code: PatternGroup::new("code entries", code),
-            line,
-            line_any: PatternGroup::new("regex entries for any command", line_any),
+        let mut m = Matcher {
+            destructive: WordGroups::new("destructive entries"),
+            safe: WordGroups::new("safe entries"),
+            sql: PatternGroup::default(),
+            code: PatternGroup::default(),
+            line: WordGroups::new("regex entries"),
+            line_any: PatternGroup::default(),
             forbid: lazy(),
             require: lazy(),
+        };
+        if tax.is_embedded() {
+            if let Some(shipped) = shipped_for(tax) {
+                m.reserve(shipped.groups.iter().map(|g| (g.special, g.family)));
+                for g in &shipped.groups {
+                    let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
+                    let word = Cow::Borrowed(g.word);
+                    m.file(g.special, g.family, word, Rules::Shipped(g.rules), dfa);
+                }
+                for (family, glob) in &shipped.globs {
+                    m.family(*family).add_glob(glob);
+                }
+                return m;
+            }
         }
+        let planned = plan::plan(tax.rules.iter().map(|r| {
+            (
+                r.kind.clone(),
+                r.class == Class::Safe,
+                r.commands.as_slice(),
+            )
+        }));
+        m.reserve(planned.groups.keys().map(|k| {
+            let (special, family, _) = plan::key_parts(k);
+            (special, family)
+        }));
+        for (key, rules) in planned.groups {
+            let (special, family, word) = plan::key_parts(&key);
+            let word = Cow::Owned(word.to_string());
+            m.file(special, family, word, Rules::Owned(rules), None);
+        }
+        for (family, glob) in &planned.globs {
+            m.family(*family).add_glob(glob);
+        }
+        m
+    }
+
+    /// Makes room for the word groups of each family.
+    fn reserve(&mut self, groups: impl Iterator<Item = (u8, Option<Family>)>) {
+        let mut counts = [0usize; 3];
+        for (special, family) in groups {
+            if let (plan::SPECIAL_WORD, Some(f)) = (special, family) {
+                counts[f as usize] += 1;
+            }
+        }
+        for (f, n) in [Family::Destructive, Family::Safe, Family::Line]
+            .into_iter()
+            .zip(counts)
+        {
+            self.family(f).by_word.reserve(n);
+        }
+    }
+
+    fn family(&mut self, family: Family) -> &mut WordGroups {
+        match family {
+            Family::Destructive => &mut self.destructive,
+            Family::Safe => &mut self.safe,
+            Family::Line => &mut self.line,
+        }
+    }
+
+    /// Puts one planned group (given as [`plan::key_parts`]) where the
+    /// searches look for it.
+    fn file(
+        &mut self,
+        special: u8,
+        family: Option<Family>,
+        word: Cow<'static, str>,
+        rules: Rules,
+        dfa: Option<(&'static [u8], bool)>,
+    ) {
+        let (slot, what) = match (special, family) {
+            (plan::SPECIAL_WORD, Some(family)) => {
+                let groups = self.family(family);
+                let group = PatternGroup::new(groups.globbed.what, rules, dfa);
+                groups.by_word.insert(word, group);
+                return;
+            }
+            (plan::SPECIAL_GLOB, Some(family)) => {
+                let groups = self.family(family);
+                let what = groups.globbed.what;
+                (&mut groups.globbed, what)
+            }
+            (plan::SPECIAL_SQL, _) => (&mut self.sql, "sql entries"),
+            (plan::SPECIAL_CODE, _) => (&mut self.code, "code entries"),
+            (plan::SPECIAL_LINE_ANY, _) => (&mut self.line_any, "regex entries for any command"),
+            // Nothing else is ever written.
+            _ => return,
+        };
+        *slot = PatternGroup::new(what, rules, dfa);
     }
 
     /// Compiles every automaton now, reporting the first failure: for tests
@@ -256,10 +440,11 @@ impl Matcher {
             .chain(self.line.all())
             .chain([&self.sql, &self.code, &self.line_any].map(|g| (None, g)));
         for (word, g) in groups {
-            g.regex(tax, word).map_err(|message| TaxonomyError::Build {
-                what: g.describe(word),
-                message: message.to_string(),
-            })?;
+            g.searcher(tax, word)
+                .map_err(|message| TaxonomyError::Build {
+                    what: g.describe(word),
+                    message: message.to_string(),
+                })?;
         }
         for rule in &tax.rules {
             let c = rule
@@ -364,5 +549,77 @@ impl Matcher {
             }
         }
         true
+    }
+}
+
+/// The shipped automata, when they were built for this very taxonomy: the
+/// same entries, in the same order, for the same command words.
+fn shipped_for(tax: &Taxonomy) -> Option<Shipped<'static>> {
+    let shipped: Shipped<'static> = postcard::from_bytes(SHIPPED).ok()?;
+    let fingerprint = plan::fingerprint(
+        tax.rules
+            .iter()
+            .map(|r| (r.id.as_str(), r.commands.as_slice())),
+    );
+    (shipped.rule_count == tax.rules.len() && shipped.fingerprint == fingerprint).then_some(shipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_dfa_validates() {
+        let shipped: Shipped<'static> =
+            postcard::from_bytes(SHIPPED).unwrap_or_else(|e| panic!("{e}"));
+        let with_dfa: Vec<_> = shipped
+            .groups
+            .iter()
+            .filter_map(|g| Some((g, shipped_dfa(g.dfa)?)))
+            .collect();
+        // Nearly every group ships (only a few are too big).
+        assert!(
+            with_dfa.len() * 10 > shipped.groups.len() * 9,
+            "{}",
+            with_dfa.len()
+        );
+        for (g, dfa) in with_dfa {
+            let checked = sparse::DFA::from_bytes(dfa)
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(checked, Ok(()), "group {:?} {:?}", g.family, g.word);
+        }
+    }
+
+    #[test]
+    fn the_embedded_taxonomy_uses_the_shipped_automata() {
+        let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+        let m = Matcher::new(&tax);
+        let rm = m
+            .destructive
+            .groups_for("rm")
+            .next()
+            .map(|(_, g)| g.is_shipped());
+        assert_eq!(rm, Some(true));
+        // A taxonomy that is not the embedded one compiles its own.
+        let mut other = tax.clone();
+        other.embedded = false;
+        let m = Matcher::new(&other);
+        let rm = m
+            .destructive
+            .groups_for("rm")
+            .next()
+            .map(|(_, g)| g.is_shipped());
+        assert_eq!(rm, Some(false));
+        // Nor is an embedded taxonomy whose entries changed trusted.
+        let mut changed = tax.clone();
+        changed.rules.swap(0, 1);
+        let m = Matcher::new(&changed);
+        let rm = m
+            .destructive
+            .groups_for("rm")
+            .next()
+            .map(|(_, g)| g.is_shipped());
+        assert_eq!(rm, Some(false));
     }
 }

@@ -7,5 +7,9 @@
 
 mod build;
 pub mod compile;
+mod plan;
+
+// `plan` names its sibling `generate`, as in `build.rs`.
+use crate::taxonomy::generate;
 
 pub use build::{Matcher, PatternGroup, WordGroups};

@@ -219,7 +219,9 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             parsed: ParsedFile::Rules(f.rules),
         });
     }
-    build(files, false)
+    let mut tax = build(files, false)?;
+    tax.embedded = true;
+    Ok(tax)
 }
 
 /// How many taxonomy files the binary embeds (paths only, no contents).

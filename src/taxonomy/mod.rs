@@ -8,7 +8,7 @@
 //! language, and [`Taxonomy::embedded`] for the default.
 
 mod files;
-mod generate;
+pub(crate) mod generate;
 mod load;
 mod model;
 pub mod pattern;

@@ -119,9 +119,17 @@ pub struct Taxonomy {
     pub wrappers: FxHashMap<String, Wrapper>,
     /// Named argument shapes.
     pub shapes: BTreeMap<String, String>,
+    /// Loaded from the binary's own copy, for which `build.rs` compiled the
+    /// automata (the matcher still checks they fit).
+    pub(crate) embedded: bool,
 }
 
 impl Taxonomy {
+    /// True for the taxonomy embedded in the binary.
+    pub fn is_embedded(&self) -> bool {
+        self.embedded
+    }
+
     /// The rule with the given id.
     pub fn rule(&self, id: &str) -> Option<&Rule> {
         self.rules.iter().find(|r| r.id == id)
