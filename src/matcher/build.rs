@@ -75,7 +75,9 @@ impl Rules {
     }
 }
 
-/// A group's automaton.
+/// A group's automaton (boxed by its group, so the variants' sizes matter
+/// little).
+#[allow(clippy::large_enum_variant)]
 enum Searcher {
     /// Compiled at build time, used from the binary.
     Shipped {
