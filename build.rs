@@ -140,7 +140,7 @@ fn ship_automata(bundle: &schema::Bundle) -> (Vec<u8>, Vec<u8>) {
             .as_ref()
             .is_some_and(|p| p.iter().all(|p| p.starts_with('^')));
         let dfa = patterns
-            .map(|p| sparse_dfa(&p, anchored))
+            .map(|p| shipped_parts(&p, anchored))
             .unwrap_or_default();
         let at = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
         let len = u32::try_from(dfa.len()).unwrap_or(0);
@@ -173,9 +173,28 @@ fn ship_automata(bundle: &schema::Bundle) -> (Vec<u8>, Vec<u8>) {
 /// it searches anchored, and where its DFA is in the blob.
 type Built = (plan::GroupKey, Vec<u8>, bool, (u32, u32));
 
-/// One group's patterns as a serialised sparse DFA, with the settings of the
-/// run-time lazy DFA (`src/matcher/compile.rs`); empty when it cannot be
-/// built or is too big to ship.
+/// A group's patterns as shipped parts (see `plan::parts`): one DFA for the
+/// whole group, or, when that is too big, one per pattern; empty when even
+/// that fails and the group is compiled at run time.
+fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
+    let whole = sparse_dfa(patterns, anchored);
+    if !whole.is_empty() {
+        return plan::write_parts([(0, whole)]);
+    }
+    let mut parts = Vec::new();
+    for (i, p) in patterns.iter().enumerate() {
+        let dfa = sparse_dfa(std::slice::from_ref(p), anchored);
+        if dfa.is_empty() {
+            return Vec::new();
+        }
+        parts.push((i, dfa));
+    }
+    plan::write_parts(parts)
+}
+
+/// Patterns as one serialised sparse DFA, with the settings of the run-time
+/// lazy DFA (`src/matcher/compile.rs`); empty when it cannot be built or is
+/// too big to ship.
 fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
     let start = if anchored {
         StartKind::Anchored

@@ -13,12 +13,10 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use regex_automata::meta::Regex;
 use serde::Serialize;
 
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class, Label, Origin};
-use crate::matcher::compile::compile_captures;
 use crate::matcher::Matcher;
 use crate::normalize::{self, canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
@@ -83,34 +81,13 @@ pub struct Analysis {
 pub struct Classifier {
     tax: Taxonomy,
     matcher: Matcher,
-    /// Shell strings inside interpreter code (compiled on first use).
-    code_strings: OnceLock<Option<[Regex; 3]>>,
 }
 
 impl Classifier {
     /// Compiles a classifier from a validated taxonomy.
     pub fn new(tax: Taxonomy) -> Result<Classifier, TaxonomyError> {
         let matcher = Matcher::new(&tax);
-        Ok(Classifier {
-            tax,
-            matcher,
-            code_strings: OnceLock::new(),
-        })
-    }
-
-    /// The patterns that find shell strings in interpreter code: the first
-    /// string argument of an exec-like call, list arguments, and backquotes.
-    fn code_strings(&self) -> Option<&[Regex; 3]> {
-        self.code_strings
-            .get_or_init(|| {
-                let calls = r"(?:system|exec|execSync|execFileSync|spawnSync|spawn|popen|Popen|check_output|check_call|call|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|capture2|capture3|Command)";
-                Some([
-                    compile_captures(&format!(r#"{calls}\s*\(\s*(?:'([^']*)'|"([^"]*)")"#)).ok()?,
-                    compile_captures(&format!(r#"{calls}\s*\(\s*\[([^\]]*)\]"#)).ok()?,
-                    compile_captures(r"`([^`]*)`").ok()?,
-                ])
-            })
-            .as_ref()
+        Ok(Classifier { tax, matcher })
     }
 
     /// The classifier over the embedded taxonomy, compiled once per process.
@@ -522,36 +499,7 @@ impl<'c> Walk<'c> {
         for h in hits {
             self.find(h, &excerpt(text));
         }
-        let mut strings: Vec<String> = Vec::new();
-        let Some(patterns) = self.c.code_strings() else {
-            self.refuse_safe("the code string patterns failed to compile");
-            return;
-        };
-        for (i, re) in patterns.iter().enumerate() {
-            if i == 2 && !matches!(lang, "ruby" | "perl" | "php" | "jruby") {
-                continue;
-            }
-            let mut caps = re.create_captures();
-            let mut at = 0;
-            while at <= text.len() {
-                re.search_captures(&regex_automata::Input::new(text).range(at..), &mut caps);
-                let Some(m) = caps.get_match() else { break };
-                for g in 1..caps.group_len() {
-                    if let Some(span) = caps.get_group(g) {
-                        let s = &text[span];
-                        if i == 1 {
-                            strings.push(list_to_command(s));
-                        } else {
-                            strings.push(s.to_string());
-                        }
-                    }
-                }
-                at = m.end().max(at + 1);
-                if strings.len() > 64 {
-                    break;
-                }
-            }
-        }
+        let strings = crate::normalize::shell_strings(lang, text);
         for s in strings {
             self.script(&s, depth + 1, Some(&format!("{lang} code")));
         }
@@ -634,30 +582,6 @@ fn excerpt(text: &str) -> String {
 }
 
 /// `'rm', '-rf', '/'` → `rm -rf /`.
-fn list_to_command(list: &str) -> String {
-    let mut words = Vec::new();
-    let mut rest = list;
-    while let Some(start) = rest.find(['\'', '"']) {
-        let q = rest.as_bytes()[start] as char;
-        let after = &rest[start + 1..];
-        let Some(end) = after.find(q) else { break };
-        words.push(shell_quote(&after[..end]));
-        rest = &after[end + 1..];
-    }
-    words.join(" ")
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+~".contains(&b))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 /// For each command of a script: the text the script feeds it on stdin (a
 /// here-document, a here-string, or `echo …`/`printf …`/`cat <<EOF` in the
 /// previous pipeline stage), and the downloader or decoder upstream in its

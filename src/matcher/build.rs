@@ -75,15 +75,16 @@ impl Rules {
     }
 }
 
+/// A shipped DFA, and the group pattern id its pattern ids count from.
+type Part = (sparse::DFA<&'static [u8]>, usize);
+
 /// A group's automaton (boxed by its group, so the variants' sizes matter
 /// little).
 #[allow(clippy::large_enum_variant)]
 enum Searcher {
-    /// Compiled at build time, used from the binary.
-    Shipped {
-        dfa: sparse::DFA<&'static [u8]>,
-        anchored: bool,
-    },
+    /// Compiled at build time, used from the binary: one DFA, or one per
+    /// part of the group, each with the id of its first pattern.
+    Shipped { parts: Vec<Part>, anchored: bool },
     /// Compiled here.
     Lazy(MultiPattern),
 }
@@ -91,7 +92,9 @@ enum Searcher {
 impl std::fmt::Debug for Searcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Searcher::Shipped { anchored, .. } => write!(f, "Shipped(anchored: {anchored})"),
+            Searcher::Shipped { parts, anchored } => {
+                write!(f, "Shipped(parts: {}, anchored: {anchored})", parts.len())
+            }
             Searcher::Lazy(m) => write!(f, "Lazy({m:?})"),
         }
     }
@@ -135,17 +138,8 @@ impl PatternGroup {
                     return Ok(None);
                 }
                 if let Some((bytes, anchored)) = self.shipped {
-                    // SAFETY: `bytes` is a sparse DFA that `build.rs` wrote
-                    // with `to_bytes_little_endian` for a little-endian
-                    // target (it ships none otherwise), using the one
-                    // regex-automata that Cargo.lock pins for the build
-                    // script and this crate alike, and the binary embeds it
-                    // unchanged. The checked constructor would re-validate
-                    // every transition, which costs a hook process more than
-                    // the search; the test suite runs it on every shipped
-                    // DFA (`every_shipped_dfa_validates`).
-                    if let Ok((dfa, _)) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) } {
-                        return Ok(Some(Box::new(Searcher::Shipped { dfa, anchored })));
+                    if let Some(parts) = load_parts(bytes) {
+                        return Ok(Some(Box::new(Searcher::Shipped { parts, anchored })));
                     }
                 }
                 self.compile(tax, word)
@@ -212,14 +206,14 @@ impl PatternGroup {
             set.clear();
             match searcher {
                 Searcher::Lazy(m) => m.which_matches(haystack, &mut set),
-                Searcher::Shipped { dfa, anchored } => {
+                Searcher::Shipped { parts, anchored } => {
                     let mode = if *anchored {
                         Anchored::Yes
                     } else {
                         Anchored::No
                     };
                     let input = Input::new(haystack).anchored(mode);
-                    if dfa.try_which_overlapping_matches(&input, &mut set).is_err() {
+                    if search_parts(parts, &input, &mut set).is_err() {
                         // A shipped DFA has no quit bytes and cannot give
                         // up; should one fail anyway, compile the group.
                         set.clear();
@@ -554,6 +548,56 @@ impl Matcher {
     }
 }
 
+/// A shipped group's DFAs, ready to search.
+fn load_parts(bytes: &'static [u8]) -> Option<Vec<Part>> {
+    plan::parts(bytes)?
+        .into_iter()
+        .map(|(first, dfa)| {
+            // SAFETY: `dfa` is a sparse DFA that `build.rs` wrote with
+            // `to_bytes_little_endian` for a little-endian target (it ships
+            // none otherwise), using the one regex-automata that Cargo.lock
+            // pins for the build script and this crate alike, and the binary
+            // embeds it unchanged. The checked constructor would re-validate
+            // every transition, which costs a hook process more than the
+            // search; the test suite runs it on every shipped DFA
+            // (`every_shipped_dfa_validates`).
+            let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(dfa) }.ok()?;
+            Some((dfa, first))
+        })
+        .collect()
+}
+
+/// Searches each part, adding its matches to `set` by group pattern id.
+fn search_parts(
+    parts: &[Part],
+    input: &Input<'_>,
+    set: &mut PatternSet,
+) -> Result<(), regex_automata::MatchError> {
+    if let [(dfa, 0)] = parts {
+        return dfa.try_which_overlapping_matches(input, set);
+    }
+    thread_local! {
+        static PART: RefCell<PatternSet> = RefCell::new(PatternSet::new(0));
+    }
+    PART.with(|cell| {
+        let mut part = cell.borrow_mut();
+        for (dfa, first) in parts {
+            let len = dfa.pattern_len();
+            if part.capacity() < len {
+                *part = PatternSet::new(len);
+            }
+            part.clear();
+            dfa.try_which_overlapping_matches(input, &mut part)?;
+            for pid in part.iter() {
+                let id = regex_automata::PatternID::new(first + pid.as_usize())
+                    .map_err(|_| regex_automata::MatchError::quit(0, 0))?;
+                let _ = set.try_insert(id);
+            }
+        }
+        Ok(())
+    })
+}
+
 /// The shipped automata, when they were built for this very taxonomy: the
 /// same entries, in the same order, for the same command words.
 fn shipped_for(tax: &Taxonomy) -> Option<Shipped<'static>> {
@@ -579,17 +623,16 @@ mod tests {
             .iter()
             .filter_map(|g| Some((g, shipped_dfa(g.dfa)?)))
             .collect();
-        // Nearly every group ships (only a few are too big).
-        assert!(
-            with_dfa.len() * 10 > shipped.groups.len() * 9,
-            "{}",
-            with_dfa.len()
-        );
-        for (g, dfa) in with_dfa {
-            let checked = sparse::DFA::from_bytes(dfa)
-                .map(|_| ())
-                .map_err(|e| e.to_string());
-            assert_eq!(checked, Ok(()), "group {:?} {:?}", g.family, g.word);
+        // Every group ships (as one DFA or, if that is too big, in parts).
+        assert_eq!(with_dfa.len(), shipped.groups.len());
+        for (g, bytes) in with_dfa {
+            let parts = plan::parts(bytes).unwrap_or_default();
+            assert!(!parts.is_empty(), "group {:?} {:?}", g.family, g.word);
+            for (_, dfa) in parts {
+                let checked = sparse::DFA::from_bytes(dfa).map(|_| ());
+                let checked = checked.map_err(|e| e.to_string());
+                assert_eq!(checked, Ok(()), "group {:?} {:?}", g.family, g.word);
+            }
         }
     }
 

@@ -142,15 +142,6 @@ pub fn compile_one(pattern: &str) -> Result<Regex, Box<BuildError>> {
         .map_err(Box::new)
 }
 
-/// Compiles one pattern whose groups are read.
-pub fn compile_captures(pattern: &str) -> Result<Regex, Box<BuildError>> {
-    Regex::builder()
-        .syntax(syntax_config())
-        .configure(Regex::config().utf8_empty(false).dfa(false).onepass(false))
-        .build(pattern)
-        .map_err(Box::new)
-}
-
 /// Checks a pattern's syntax without building it: cheap enough to run on
 /// every entry when a taxonomy is loaded.
 pub fn check_syntax(pattern: &str) -> Result<(), String> {

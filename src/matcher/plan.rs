@@ -117,11 +117,11 @@ pub struct ShippedGroup<'a> {
     pub rules: &'a [u8],
     /// Every pattern starts with `^`: search anchored.
     pub anchored: bool,
-    /// Where its sparse DFA (`to_bytes_little_endian`) is in the blob of
-    /// DFAs shipped beside this index: (offset, length); length 0 when it
-    /// was too big to ship and is compiled on first use instead. The DFAs
-    /// are kept apart so that reading the index touches a few pages of the
-    /// binary, not every DFA's.
+    /// Where its DFAs are in the blob shipped beside this index: (offset,
+    /// length) of its [`parts`]; length 0 when they were too big to ship
+    /// and the group is compiled on first use instead. The DFAs are kept
+    /// apart so that reading the index touches a few pages of the binary,
+    /// not every DFA's.
     pub dfa: (u32, u32),
 }
 
@@ -165,4 +165,89 @@ pub fn fingerprint<'a>(rules: impl IntoIterator<Item = (&'a str, &'a [String])>)
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Writes a group's DFAs: each part is the id of its first pattern and its
+/// length (both little-endian `u32`) and then a sparse DFA
+/// (`to_bytes_little_endian`) whose pattern ids count from that first one.
+/// A group ships as one part unless its DFA would be too big.
+#[allow(dead_code)] // only build.rs writes them
+pub fn write_parts(parts: impl IntoIterator<Item = (usize, Vec<u8>)>) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (first, dfa) in parts {
+        let first = u32::try_from(first).unwrap_or(u32::MAX);
+        let len = u32::try_from(dfa.len()).unwrap_or(u32::MAX);
+        out.extend_from_slice(&first.to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&dfa);
+    }
+    out
+}
+
+/// Reads what [`write_parts`] wrote: (first pattern id, DFA bytes) per part,
+/// or `None` if the bytes are cut short.
+pub fn parts(mut bytes: &[u8]) -> Option<Vec<(usize, &[u8])>> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let word = |b: &[u8]| -> Option<usize> {
+            let mut le = [0u8; 4];
+            le.copy_from_slice(b.get(..4)?);
+            usize::try_from(u32::from_le_bytes(le)).ok()
+        };
+        let first = word(bytes)?;
+        let len = word(bytes.get(4..)?)?;
+        let dfa = bytes.get(8..8usize.checked_add(len)?)?;
+        out.push((first, dfa));
+        bytes = &bytes[8 + len..];
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_round_trip_and_cut_bytes_are_refused() {
+        let bytes = write_parts([(0, vec![1, 2, 3]), (2, vec![]), (3, vec![9])]);
+        let parts = parts(&bytes);
+        let expected: Vec<(usize, &[u8])> = vec![(0, &[1, 2, 3]), (2, &[]), (3, &[9])];
+        assert_eq!(parts, Some(expected));
+        assert_eq!(super::parts(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(super::parts(&bytes[..5]), None);
+    }
+
+    #[test]
+    fn entries_are_filed_by_kind_family_and_word() {
+        let rm = vec!["rm|unlink".to_string()];
+        let mkfs = vec!["mkfs.*".to_string()];
+        let none: Vec<String> = Vec::new();
+        let p = plan([
+            (RuleKind::Command, false, rm.as_slice()),
+            (RuleKind::Command, true, rm.as_slice()),
+            (RuleKind::Command, false, mkfs.as_slice()),
+            (RuleKind::Sql, false, none.as_slice()),
+            (RuleKind::Regex, false, none.as_slice()),
+            (RuleKind::Regex, false, rm.as_slice()),
+            (RuleKind::Command, false, rm.as_slice()),
+        ]);
+        let word = |f, w: &str| GroupKey::Word(f, w.to_string());
+        assert_eq!(
+            p.groups.get(&word(Family::Destructive, "rm")),
+            Some(&vec![0, 6])
+        );
+        assert_eq!(
+            p.groups.get(&word(Family::Destructive, "unlink")),
+            Some(&vec![0, 6])
+        );
+        assert_eq!(p.groups.get(&word(Family::Safe, "rm")), Some(&vec![1]));
+        assert_eq!(
+            p.groups.get(&GroupKey::Glob(Family::Destructive)),
+            Some(&vec![2])
+        );
+        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![3]));
+        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![4]));
+        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![5]));
+        assert_eq!(p.globs, vec![(Family::Destructive, "mkfs.*".to_string())]);
+    }
 }
