@@ -40,6 +40,10 @@ fn main() {
     // on the empty taxonomy, naming the problem.
     let files = files::toml_files(root).unwrap_or_default();
     let mut bundle = schema::Bundle::default();
+    let mut commands = None;
+    // Rule files as parsed, and the line of each entry in order.
+    let mut parsed: Vec<(String, schema::RuleFile)> = Vec::new();
+    let mut lines = Vec::new();
     for (rel, path) in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         // Profiles live under the same root but are not taxonomy files.
@@ -53,31 +57,75 @@ fn main() {
         // refuses the bundle, the TOML loader reports the file with its
         // line, and the tests fail on it.
         if is_commands {
-            bundle.commands = toml::from_str(&text).ok();
+            commands = toml::from_str::<schema::CommandsFile>(&text).ok();
             continue;
         }
         let Ok(mut rules) = toml::from_str::<schema::RuleFile>(&text) else {
             continue;
         };
         let mut ids = files::IdLines::new(&text);
-        let mut lines = Vec::new();
         for raw in rules.destructive.iter_mut().chain(rules.safe.iter_mut()) {
-            lines.push(ids.next_line_of(&raw.id));
             // Examples and near misses are for the test suite; a process
             // that classifies does not need them.
             raw.examples = Vec::new();
             raw.near_misses = Vec::new();
+            let line = ids.next_line_of(&raw.id);
+            lines.push(line);
         }
-        bundle.rule_files.push(schema::BundledRules {
-            path: rel.clone(),
-            lines,
-            rules,
-        });
+        parsed.push((rel.clone(), rules));
+    }
+    let mut lines = lines.into_iter();
+    let encoded: Vec<Vec<Vec<u8>>> = parsed
+        .iter()
+        .map(|(_, rules)| {
+            rules
+                .destructive
+                .iter()
+                .chain(&rules.safe)
+                .map(|raw| postcard::to_allocvec(raw).unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    for ((path, rules), raws) in parsed.iter().zip(&encoded) {
+        let entries = rules
+            .destructive
+            .iter()
+            .map(|r| (false, r))
+            .chain(rules.safe.iter().map(|r| (true, r)));
+        let mut file = schema::BundledRules {
+            path,
+            rules: Vec::new(),
+        };
+        for ((safe, raw), encoded) in entries.zip(raws) {
+            let kind = generate::kind_of(raw);
+            let structured = kind == generate::RuleKind::Command;
+            file.rules.push(schema::BundledRule {
+                kind,
+                safe,
+                line: lines.next().unwrap_or(0),
+                id: &raw.id,
+                category: &raw.category,
+                blast_radius: raw.blast_radius.as_deref(),
+                reason: &raw.reason,
+                command: raw.command.iter().map(String::as_str).collect(),
+                pattern: (!structured)
+                    .then(|| {
+                        raw.sql
+                            .as_deref()
+                            .or(raw.code.as_deref())
+                            .or(raw.regex.as_deref())
+                    })
+                    .flatten(),
+                raw: encoded,
+            });
+        }
+        bundle.rule_files.push(file);
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
-    let (index, dfas) = ship_automata(&bundle);
+    let (index, dfas) = ship_automata(&parsed, commands.as_ref());
     let _ = std::fs::write(out.join("automata.postcard"), index);
     let _ = std::fs::write(out.join("automata.dfa"), dfas);
+    bundle.commands = commands;
     let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
 }
@@ -85,21 +133,20 @@ fn main() {
 /// Compiles every group of the embedded taxonomy into a sparse DFA, in the
 /// form the run-time matcher loads without compiling (see
 /// `src/matcher/plan.rs`): the index, and the DFAs it points into.
-fn ship_automata(bundle: &schema::Bundle) -> (Vec<u8>, Vec<u8>) {
+fn ship_automata(
+    rule_files: &[(String, schema::RuleFile)],
+    commands: Option<&schema::CommandsFile>,
+) -> (Vec<u8>, Vec<u8>) {
     // The DFAs are little-endian; a big-endian target compiles on first use.
     if std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("little") {
         return (Vec::new(), Vec::new());
     }
-    let shapes = bundle
-        .commands
-        .as_ref()
-        .map(|c| c.shape.clone())
-        .unwrap_or_default();
+    let shapes = commands.map(|c| c.shape.clone()).unwrap_or_default();
     let mut ids: Vec<(&str, &[String])> = Vec::new();
     let mut kinds = Vec::new();
     let mut compiled = Vec::new();
-    for file in &bundle.rule_files {
-        for (safe, raws) in [(false, &file.rules.destructive), (true, &file.rules.safe)] {
+    for (_, rules) in rule_files {
+        for (safe, raws) in [(false, &rules.destructive), (true, &rules.safe)] {
             for raw in raws {
                 let kind = generate::kind_of(raw);
                 ids.push((raw.id.as_str(), raw.command.as_slice()));

@@ -9,20 +9,7 @@ use serde::Serialize;
 
 use super::pattern::{self, Shape};
 use super::schema::RawRule;
-
-/// What a rule looks at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleKind {
-    /// A structured shape over a normalised command's canonical form.
-    Command,
-    /// A regex over SQL text sent to a database client.
-    Sql,
-    /// A regex over interpreter code.
-    Code,
-    /// A raw regex over the normalised command line.
-    Regex,
-}
+pub use super::schema::RuleKind;
 
 /// Checks a regex cannot express cheaply, applied after a pattern matched.
 #[derive(Clone, Debug, Default, Serialize)]

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
-use super::model::{CommandSpec, Rule, Taxonomy, Wrapper};
+use super::model::{CommandSpec, Deferred, Rule, Taxonomy, Wrapper};
 use super::schema::{Bundle, CommandsFile, RawRule, RuleFile};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
@@ -88,31 +88,21 @@ pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyEr
         };
         parsed.push(SourceFile {
             path: file.clone(),
-            lines: Lines::Text(text),
+            text,
             parsed: parsed_file,
         });
     }
     build(parsed, true)
 }
 
-/// One taxonomy file, parsed, with what locates its entries.
+/// One taxonomy file, parsed, with its text (which locates its entries).
 pub struct SourceFile<'t> {
     /// Its path relative to the taxonomy root.
     pub path: String,
-    /// Where its entries are written.
-    pub lines: Lines<'t>,
+    /// Its text.
+    pub text: &'t str,
     /// Its contents.
     pub parsed: ParsedFile,
-}
-
-/// Where a file's entries are written, for error messages and `explain`.
-pub enum Lines<'t> {
-    /// The file's text, searched for each entry's `id`.
-    Text(&'t str),
-    /// The line of each entry, destructive entries first, then safe.
-    Known(Vec<usize>),
-    /// Not known: every entry reports line 0.
-    None,
 }
 
 /// Builds a taxonomy from parsed files. `check_patterns` parses every
@@ -120,62 +110,32 @@ pub enum Lines<'t> {
 pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, TaxonomyError> {
     let mut tax = Taxonomy::default();
     let mut rule_files = Vec::new();
-    for SourceFile {
-        path,
-        lines,
-        parsed,
-    } in files
-    {
+    for SourceFile { path, text, parsed } in files {
         match parsed {
-            ParsedFile::Commands(c) => {
-                let text = match lines {
-                    Lines::Text(t) => t,
-                    _ => "",
-                };
-                load_commands(&path, text, c, &mut tax, check_patterns)?
-            }
-            ParsedFile::Rules(r) => rule_files.push((path, lines, r)),
+            ParsedFile::Commands(c) => load_commands(&path, text, c, &mut tax, check_patterns)?,
+            ParsedFile::Rules(r) => rule_files.push((path, text, r)),
         }
     }
-    let rule_count = rule_files
-        .iter()
-        .map(|(_, _, r)| r.destructive.len() + r.safe.len())
-        .sum();
-    tax.rules.reserve_exact(rule_count);
     // Command files first (rules use their shapes), then rules in path order.
     // Where each id was first defined: (file, line).
-    let mut seen: FxHashMap<String, (usize, usize)> = FxHashMap::default();
-    seen.reserve(rule_count);
-    let paths: Vec<String> = rule_files.iter().map(|(p, _, _)| p.clone()).collect();
-    for (file_index, (file, lines, parsed)) in rule_files.into_iter().enumerate() {
-        let mut by_text = match lines {
-            Lines::Text(t) => Some(IdLines::new(t)),
-            _ => None,
-        };
-        let known = match &lines {
-            Lines::Known(k) => k.as_slice(),
-            _ => &[],
-        };
-        let mut entry = 0;
+    let mut seen: FxHashMap<String, (String, usize)> = FxHashMap::default();
+    for (file, text, parsed) in rule_files {
+        let mut ids = IdLines::new(text);
         for (class, raws) in [
             (Class::Destructive, parsed.destructive),
             (Class::Safe, parsed.safe),
         ] {
             for raw in raws {
-                let line = match by_text.as_mut() {
-                    Some(ids) => ids.next_line_of(&raw.id),
-                    None => known.get(entry).copied().unwrap_or(0),
-                };
-                entry += 1;
-                if let Some(&(first_file, first_line)) = seen.get(&raw.id) {
+                let line = ids.next_line_of(&raw.id);
+                if let Some((first_file, first_line)) = seen.get(&raw.id) {
                     return Err(TaxonomyError::DuplicateId {
-                        file,
+                        file: file.clone(),
                         line,
                         id: raw.id.clone(),
-                        first: format!("{}:{first_line}", paths[first_file]),
+                        first: format!("{first_file}:{first_line}"),
                     });
                 }
-                seen.insert(raw.id.clone(), (file_index, line));
+                seen.insert(raw.id.clone(), (file.clone(), line));
                 let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
                 tax.rules.push(rule);
             }
@@ -188,15 +148,15 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
 static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxonomy.postcard"));
 
 /// The embedded taxonomy from its build-time binary form: no TOML parsing,
-/// no pattern checks, and no examples at run time (the test suite loads the
-/// same files through [`load_sources`] with every check; use that when you
-/// need the examples).
+/// no checks (the test suite loads the same files through [`load_sources`]
+/// with every check, and compares the two), no examples, and each entry's
+/// shape left encoded until its pattern is needed.
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     let broken = |message: String| TaxonomyError::Syntax {
         file: "taxonomy/".into(),
         message,
     };
-    let bundle: Bundle = postcard::from_bytes(EMBEDDED_BUNDLE)
+    let bundle: Bundle<'static> = postcard::from_bytes(EMBEDDED_BUNDLE)
         .map_err(|e| broken(format!("the embedded taxonomy does not decode: {e}")))?;
     let converted = bundle.rule_files.len() + usize::from(bundle.commands.is_some());
     if converted != bundle.files_seen || bundle.files_seen != embedded_file_count() {
@@ -204,22 +164,54 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             "a file did not convert at build time; run `cargo test` to see which".into(),
         ));
     }
-    let mut files = Vec::with_capacity(converted);
+    let mut tax = Taxonomy::default();
     if let Some(commands) = bundle.commands {
-        files.push(SourceFile {
-            path: COMMANDS_FILE.into(),
-            lines: Lines::None,
-            parsed: ParsedFile::Commands(commands),
-        });
+        load_commands(COMMANDS_FILE, "", commands, &mut tax, false)?;
     }
-    for f in bundle.rule_files {
-        files.push(SourceFile {
-            path: f.path,
-            lines: Lines::Known(f.lines),
-            parsed: ParsedFile::Rules(f.rules),
-        });
+    let count = bundle.rule_files.iter().map(|f| f.rules.len()).sum();
+    tax.rules.reserve_exact(count);
+    for file in bundle.rule_files {
+        for r in file.rules {
+            let blast_radius = match (r.safe, r.blast_radius.map(BlastRadius::parse)) {
+                (true, _) => BlastRadius::Safe,
+                (false, Some(Some(radius))) => radius,
+                (false, _) => {
+                    return Err(broken(format!("entry `{}` has no blast radius", r.id)));
+                }
+            };
+            let compiled = OnceLock::new();
+            let deferred = match r.pattern {
+                Some(pattern) => {
+                    let _ = compiled.set(Ok(Compiled {
+                        pattern: pattern.to_string(),
+                        tail: None,
+                        post: PostCheck::default(),
+                    }));
+                    None
+                }
+                None => Some(Deferred::Encoded(r.raw)),
+            };
+            tax.rules.push(Rule {
+                id: r.id.to_string(),
+                class: if r.safe {
+                    Class::Safe
+                } else {
+                    Class::Destructive
+                },
+                category: r.category.to_string(),
+                blast_radius,
+                reason: r.reason.to_string(),
+                file: file.path.to_string(),
+                line: r.line,
+                kind: r.kind,
+                commands: r.command.iter().map(|c| c.to_string()).collect(),
+                examples: Vec::new(),
+                near_misses: Vec::new(),
+                compiled,
+                deferred,
+            });
+        }
     }
-    let mut tax = build(files, false)?;
     tax.embedded = true;
     Ok(tax)
 }
@@ -497,7 +489,7 @@ fn validate_rule(
         examples,
         near_misses,
         compiled,
-        deferred: deferred.map(|()| Box::new(raw)),
+        deferred: deferred.map(|()| Deferred::Raw(Box::new(raw))),
     })
 }
 

@@ -43,26 +43,39 @@ pub struct Rule {
     pub(crate) compiled: OnceLock<Result<Compiled, String>>,
     /// The entry as written, kept until its pattern is generated.
     #[serde(skip)]
-    pub(crate) deferred: Option<Box<RawRule>>,
+    pub(crate) deferred: Option<Deferred>,
 }
 
 impl Rule {
     /// The rule's regex and post-checks, generating them on first use.
     pub fn compiled(&self, shapes: &BTreeMap<String, String>) -> Result<&Compiled, &str> {
         self.compiled
-            .get_or_init(|| match &self.deferred {
-                Some(raw) => super::generate::structured(
-                    self.class == Class::Safe,
-                    &self.commands,
-                    raw,
-                    shapes,
-                )
-                .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id)),
-                None => Err(format!("entry `{}` has no pattern", self.id)),
+            .get_or_init(|| {
+                let decoded;
+                let raw = match &self.deferred {
+                    Some(Deferred::Raw(raw)) => raw.as_ref(),
+                    Some(Deferred::Encoded(bytes)) => {
+                        decoded = postcard::from_bytes::<RawRule>(bytes)
+                            .map_err(|e| format!("entry `{}` does not decode: {e}", self.id))?;
+                        &decoded
+                    }
+                    None => return Err(format!("entry `{}` has no pattern", self.id)),
+                };
+                super::generate::structured(self.class == Class::Safe, &self.commands, raw, shapes)
+                    .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
             })
             .as_ref()
             .map_err(String::as_str)
     }
+}
+
+/// A structured entry's shape, kept until its pattern is first generated.
+#[derive(Clone, Debug)]
+pub(crate) enum Deferred {
+    /// As read from a TOML file.
+    Raw(Box<RawRule>),
+    /// As `build.rs` encoded it into the binary (postcard), decoded on use.
+    Encoded(&'static [u8]),
 }
 
 /// Argument conventions of one command path.

@@ -23,6 +23,20 @@ pub struct RuleFile {
     pub safe: Vec<RawRule>,
 }
 
+/// What a rule looks at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleKind {
+    /// A structured shape over a normalised command's canonical form.
+    Command,
+    /// A regex over SQL text sent to a database client.
+    Sql,
+    /// A regex over interpreter code.
+    Code,
+    /// A raw regex over the normalised command line.
+    Regex,
+}
+
 /// One taxonomy entry as written.
 ///
 /// Exactly one matcher kind is used: a structured command shape
@@ -170,10 +184,11 @@ pub struct RawWrapper {
 
 /// The embedded taxonomy as `build.rs` stores it in the binary: the files
 /// already parsed and checked against this schema, without examples, in
-/// postcard's compact binary form. A hook runs as a fresh process for every
-/// tool call; decoding this costs a small fraction of parsing TOML or JSON.
+/// postcard's compact binary form, read at run time without copying its
+/// text. A hook runs as a fresh process for every tool call; decoding this
+/// costs a small fraction of parsing TOML or JSON.
 #[derive(Debug, Default, Deserialize, Serialize)]
-pub struct Bundle {
+pub struct Bundle<'a> {
     /// How many `.toml` files were found, converted or not: a file that did
     /// not parse at build time is missing from `rule_files`, and the loader
     /// refuses a bundle that lost one.
@@ -181,16 +196,43 @@ pub struct Bundle {
     /// `commands.toml`, if it parsed.
     pub commands: Option<CommandsFile>,
     /// Each rule file that parsed, in path order.
-    pub rule_files: Vec<BundledRules>,
+    #[serde(borrow)]
+    pub rule_files: Vec<BundledRules<'a>>,
 }
 
 /// One rule file in a [`Bundle`].
 #[derive(Debug, Default, Deserialize, Serialize)]
-pub struct BundledRules {
+pub struct BundledRules<'a> {
     /// Its path relative to the taxonomy root.
-    pub path: String,
-    /// The line of each entry's `id`, destructive entries first, then safe.
-    pub lines: Vec<usize>,
-    /// Its entries.
-    pub rules: RuleFile,
+    pub path: &'a str,
+    /// Its entries: destructive first, then safe, each in file order.
+    #[serde(borrow)]
+    pub rules: Vec<BundledRule<'a>>,
+}
+
+/// One entry in a [`Bundle`]: what labelling needs at once, and the rest
+/// of the entry still encoded, for when its pattern is first generated.
+#[derive(Debug, Deserialize, Serialize)]
+pub struct BundledRule<'a> {
+    /// A safe entry (else destructive).
+    pub safe: bool,
+    /// The line of its `id`.
+    pub line: usize,
+    /// As in [`RawRule`].
+    pub id: &'a str,
+    /// As in [`RawRule`].
+    pub category: &'a str,
+    /// As in [`RawRule`].
+    pub blast_radius: Option<&'a str>,
+    /// As in [`RawRule`].
+    pub reason: &'a str,
+    /// As in [`RawRule`].
+    #[serde(borrow)]
+    pub command: Vec<&'a str>,
+    /// What it looks at.
+    pub kind: RuleKind,
+    /// Its `sql`, `code` or `regex`, if it has one and no structured shape.
+    pub pattern: Option<&'a str>,
+    /// The whole [`RawRule`] (examples left out) in postcard form.
+    pub raw: &'a [u8],
 }
