@@ -102,30 +102,30 @@ fn sweep(base: &Path, toolgate: &Path) {
         f();
         start.elapsed()
     };
-    let mut base_total = Duration::ZERO;
-    for _ in 0..200 {
-        base_total += time(&|| run(base, &[], b""));
-    }
-    let base_mean = base_total / 200;
-    let (mut total, mut slowest, mut which) = (Duration::ZERO, Duration::ZERO, String::new());
-    for cmd in &commands {
-        let t = time(&|| run(toolgate, &["classify", cmd], b""));
-        total += t;
-        if t > slowest {
-            slowest = t;
-            which = cmd.clone();
-        }
-    }
-    let mean = total / u32::try_from(commands.len().max(1)).unwrap_or(u32::MAX);
+    // Each process is timed three times and its fastest run kept: the
+    // machine is shared, and one slow run says nothing about the command.
+    let fastest = |f: &dyn Fn()| (0..3).map(|_| time(f)).min().unwrap_or_default();
+    let mut base: Vec<Duration> = (0..200).map(|_| time(&|| run(base, &[], b""))).collect();
+    base.sort();
+    let base_median = base[base.len() / 2];
+    let mut times: Vec<(Duration, &String)> = commands
+        .iter()
+        .map(|cmd| (fastest(&|| run(toolgate, &["classify", cmd], b"")), cmd))
+        .collect();
+    times.sort();
+    let Some(&(slowest, which)) = times.last() else {
+        return;
+    };
+    let total: Duration = times.iter().map(|(t, _)| *t).sum();
+    let mean = total / u32::try_from(times.len()).unwrap_or(u32::MAX);
+    let median = times[times.len() / 2].0;
+    let ratio = |d: Duration| d.as_secs_f64() / base_median.as_secs_f64();
     println!(
-        "sweep: {} corpus commands, one process each: mean {:?} ({:.2}x the empty program's {:?}), slowest {:?} ({:.2}x): {:?}",
-        commands.len(),
-        mean,
-        mean.as_secs_f64() / base_mean.as_secs_f64(),
-        base_mean,
-        slowest,
-        slowest.as_secs_f64() / base_mean.as_secs_f64(),
-        which
+        "sweep: {} corpus commands, one process each (fastest of 3): mean {mean:?} ({:.2}x the empty program's median {base_median:?}), median {median:?} ({:.2}x), slowest {slowest:?} ({:.2}x): {which:?}",
+        times.len(),
+        ratio(mean),
+        ratio(median),
+        ratio(slowest),
     );
 }
 
