@@ -194,6 +194,26 @@ fn ship_automata(
         dfas.extend_from_slice(&dfa);
         built.push((key.clone(), rule_bytes, anchored, (at, len)));
     }
+    // Post-check regexes: a yes/no DFA each, in the same blob.
+    let mut check_dfa = |pattern: &str| -> (u32, u32) {
+        let dfa = sparse_dfa(&[pattern.to_string()], false);
+        let at = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
+        let len = u32::try_from(dfa.len()).unwrap_or(0);
+        dfas.extend_from_slice(&dfa);
+        (at, len)
+    };
+    let posts: Vec<Option<plan::ShippedPost>> = compiled
+        .iter()
+        .map(|c| {
+            c.as_ref().map(|c| plan::ShippedPost {
+                forbid: c.post.forbid.as_deref().map(|p| (p, check_dfa(p))),
+                require: c.post.require.as_deref().map(|p| (p, check_dfa(p))),
+                max_args: c.post.max_args,
+                min_args: c.post.min_args,
+                subcommand_len: c.post.subcommand_len,
+            })
+        })
+        .collect();
     let shipped = plan::Shipped {
         rule_count: ids.len(),
         fingerprint: plan::fingerprint(ids.iter().copied()),
@@ -212,6 +232,7 @@ fn ship_automata(
             })
             .collect(),
         globs: plan.globs.iter().map(|(f, g)| (*f, g.as_str())).collect(),
+        posts,
     };
     (postcard::to_allocvec(&shipped).unwrap_or_default(), dfas)
 }

@@ -463,13 +463,24 @@ fn traces_carry_codes_and_outcomes_never_values() {
             Ok(())
         }
     }
-    let buf = Buf::default();
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
+    // A process-wide subscriber, not a scoped one: with a scoped
+    // subscriber, callsites first reached by tests on other threads can
+    // keep a cached "never" interest and this test then sees nothing. The
+    // other tests' events land here too, which the assertions allow: none
+    // may carry a value either.
+    static BUF: std::sync::OnceLock<Buf> = std::sync::OnceLock::new();
+    let buf = BUF.get_or_init(|| {
+        let buf = Buf::default();
+        let writer = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber)
+            .unwrap_or_else(|e| panic!("no other test sets a subscriber: {e}"));
+        buf
+    });
+    {
         let store = MemoryStore::new();
         let g = guard(&store);
         let calls = Cell::new(0);
@@ -487,7 +498,7 @@ fn traces_carry_codes_and_outcomes_never_values() {
             ToolResult::Succeeded,
             &calls,
         );
-    });
+    }
     let text =
         String::from_utf8(buf.0.lock().map(|v| v.clone()).unwrap_or_default()).unwrap_or_default();
     assert!(

@@ -17,7 +17,7 @@ use regex_automata::{Anchored, Input, PatternSet};
 use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
-use super::plan::{self, Family, Shipped};
+use super::plan::{self, Family, Shipped, ShippedPost};
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
@@ -313,10 +313,53 @@ pub struct Matcher {
     pub line: WordGroups,
     /// Raw-regex patterns for any command.
     pub line_any: PatternGroup,
-    /// Per rule: the forbidden-token check, compiled on first use.
-    forbid: Vec<OnceLock<Option<Regex>>>,
-    /// Per rule: the required-token check, compiled on first use.
-    require: Vec<OnceLock<Option<Regex>>>,
+    /// Per rule: the forbidden-token check, loaded or compiled on first use.
+    forbid: Vec<OnceLock<Option<Checker>>>,
+    /// Per rule: the required-token check, loaded or compiled on first use.
+    require: Vec<OnceLock<Option<Checker>>>,
+    /// Per rule, for the embedded taxonomy: its post-checks as shipped.
+    posts: Vec<Option<ShippedPost<'static>>>,
+}
+
+/// A yes/no check over a canonical form.
+enum Checker {
+    /// Shipped with the binary (boxed: most rules' cells stay empty, and
+    /// an unboxed DFA would make each several hundred bytes).
+    Dfa(Box<sparse::DFA<&'static [u8]>>),
+    /// Compiled here.
+    Regex(Regex),
+}
+
+impl std::fmt::Debug for Checker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Checker::Dfa(_) => f.write_str("Checker::Dfa"),
+            Checker::Regex(_) => f.write_str("Checker::Regex"),
+        }
+    }
+}
+
+impl Checker {
+    /// Does the check's pattern occur in `haystack`? `None` when the search
+    /// failed (a shipped DFA never gives up; this is only for safety).
+    fn is_match(&self, haystack: &str) -> Option<bool> {
+        match self {
+            Checker::Dfa(dfa) => dfa
+                .try_search_fwd(&Input::new(haystack).earliest(true))
+                .ok()
+                .map(|m| m.is_some()),
+            Checker::Regex(re) => Some(re.is_match(haystack)),
+        }
+    }
+}
+
+/// An entry's post-checks, shipped or generated here.
+struct PostView<'a> {
+    forbid: Option<(&'a str, Option<&'static [u8]>)>,
+    require: Option<(&'a str, Option<&'static [u8]>)>,
+    max_args: Option<usize>,
+    min_args: Option<usize>,
+    subcommand_len: usize,
 }
 
 impl Matcher {
@@ -334,6 +377,7 @@ impl Matcher {
             line_any: PatternGroup::default(),
             forbid: lazy(),
             require: lazy(),
+            posts: Vec::new(),
         };
         if tax.is_embedded() {
             if let Some(shipped) = shipped_for(tax) {
@@ -346,6 +390,7 @@ impl Matcher {
                 for (family, glob) in &shipped.globs {
                     m.family(*family).add_glob(glob);
                 }
+                m.posts = shipped.posts;
                 return m;
             }
         }
@@ -503,34 +548,60 @@ impl Matcher {
         Ok(())
     }
 
-    fn lazy_regex<'a>(
-        cell: &'a OnceLock<Option<Regex>>,
-        src: Option<&String>,
-    ) -> Option<&'a Regex> {
-        cell.get_or_init(|| src.and_then(|s| compile_one(s).ok()))
-            .as_ref()
+    /// A post-check's automaton: the shipped DFA, else the pattern compiled
+    /// here.
+    fn checker<'a>(
+        cell: &'a OnceLock<Option<Checker>>,
+        src: &str,
+        dfa: Option<&'static [u8]>,
+    ) -> Option<&'a Checker> {
+        cell.get_or_init(|| match dfa.and_then(load_dfa) {
+            Some(dfa) => Some(Checker::Dfa(Box::new(dfa))),
+            None => compile_one(src).ok().map(Checker::Regex),
+        })
+        .as_ref()
     }
 
     fn post_check(&self, tax: &Taxonomy, rule_idx: usize, canon: &Canonical) -> bool {
         let rule = &tax.rules[rule_idx];
-        let Ok(Compiled { post, .. }) = rule.compiled(&tax.shapes) else {
-            return rule.class == Class::Destructive;
-        };
         // A check that cannot compile errs on the cautious side: a safe
         // entry does not match, a destructive one still does.
         let broken = rule.class == Class::Destructive;
-        if let Some(src) = &post.forbid {
-            match Self::lazy_regex(&self.forbid[rule_idx], Some(src)) {
-                Some(re) if re.is_match(&canon.text) => return false,
-                Some(_) => {}
+        let post = match self.posts.get(rule_idx).and_then(Option::as_ref) {
+            Some(p) => PostView {
+                forbid: p.forbid.map(|(src, at)| (src, shipped_dfa(at))),
+                require: p.require.map(|(src, at)| (src, shipped_dfa(at))),
+                max_args: p.max_args,
+                min_args: p.min_args,
+                subcommand_len: p.subcommand_len,
+            },
+            None => match rule.compiled(&tax.shapes) {
+                Ok(Compiled { post, .. }) => PostView {
+                    forbid: post.forbid.as_deref().map(|src| (src, None)),
+                    require: post.require.as_deref().map(|src| (src, None)),
+                    max_args: post.max_args,
+                    min_args: post.min_args,
+                    subcommand_len: post.subcommand_len,
+                },
+                Err(_) => return broken,
+            },
+        };
+        if let Some((src, dfa)) = post.forbid {
+            let found = Self::checker(&self.forbid[rule_idx], src, dfa)
+                .and_then(|c| c.is_match(&canon.text));
+            match found {
+                Some(true) => return false,
+                Some(false) => {}
                 None if !broken => return false,
                 None => {}
             }
         }
-        if let Some(src) = &post.require {
-            match Self::lazy_regex(&self.require[rule_idx], Some(src)) {
-                Some(re) if !re.is_match(&canon.text) => return false,
-                Some(_) => {}
+        if let Some((src, dfa)) = post.require {
+            let found = Self::checker(&self.require[rule_idx], src, dfa)
+                .and_then(|c| c.is_match(&canon.text));
+            match found {
+                Some(false) => return false,
+                Some(true) => {}
                 None if !broken => return false,
                 None => {}
             }
@@ -552,19 +623,21 @@ impl Matcher {
 fn load_parts(bytes: &'static [u8]) -> Option<Vec<Part>> {
     plan::parts(bytes)?
         .into_iter()
-        .map(|(first, dfa)| {
-            // SAFETY: `dfa` is a sparse DFA that `build.rs` wrote with
-            // `to_bytes_little_endian` for a little-endian target (it ships
-            // none otherwise), using the one regex-automata that Cargo.lock
-            // pins for the build script and this crate alike, and the binary
-            // embeds it unchanged. The checked constructor would re-validate
-            // every transition, which costs a hook process more than the
-            // search; the test suite runs it on every shipped DFA
-            // (`every_shipped_dfa_validates`).
-            let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(dfa) }.ok()?;
-            Some((dfa, first))
-        })
+        .map(|(first, dfa)| Some((load_dfa(dfa)?, first)))
         .collect()
+}
+
+/// One shipped DFA, used in place.
+fn load_dfa(bytes: &'static [u8]) -> Option<sparse::DFA<&'static [u8]>> {
+    // SAFETY: `bytes` is a sparse DFA that `build.rs` wrote with
+    // `to_bytes_little_endian` for a little-endian target (it ships none
+    // otherwise), using the one regex-automata that Cargo.lock pins for the
+    // build script and this crate alike, and the binary embeds it unchanged.
+    // The checked constructor would re-validate every transition, which
+    // costs a hook process more than the search; the test suite runs it on
+    // every shipped DFA (`every_shipped_dfa_validates`).
+    let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }.ok()?;
+    Some(dfa)
 }
 
 /// Searches each part, adding its matches to `set` by group pattern id.
@@ -623,6 +696,13 @@ mod tests {
             .iter()
             .filter_map(|g| Some((g, shipped_dfa(g.dfa)?)))
             .collect();
+        for post in shipped.posts.iter().flatten() {
+            for (src, at) in post.forbid.iter().chain(&post.require) {
+                let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
+                let checked = sparse::DFA::from_bytes(dfa).map(|_| ());
+                assert_eq!(checked.map_err(|e| e.to_string()), Ok(()), "{src}");
+            }
+        }
         // Every group ships (as one DFA or, if that is too big, in parts).
         assert_eq!(with_dfa.len(), shipped.groups.len());
         for (g, bytes) in with_dfa {

@@ -102,6 +102,29 @@ pub struct Shipped<'a> {
     /// The glob words, as in [`Plan::globs`].
     #[serde(borrow)]
     pub globs: Vec<(Family, &'a str)>,
+    /// Per entry, in rule order: the checks applied after its pattern
+    /// matched, so that a process need not generate the pattern to learn
+    /// them (none when its pattern did not generate at build time).
+    #[serde(borrow)]
+    pub posts: Vec<Option<ShippedPost<'a>>>,
+}
+
+/// An entry's post-checks as shipped (see `PostCheck`).
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct ShippedPost<'a> {
+    /// The forbidden-token regex, and where its DFA is in the DFA blob
+    /// (length 0: compile the regex on first use).
+    #[serde(borrow)]
+    pub forbid: Option<(&'a str, (u32, u32))>,
+    /// The required-token regex, likewise.
+    #[serde(borrow)]
+    pub require: Option<(&'a str, (u32, u32))>,
+    /// At most this many positional arguments after the subcommand.
+    pub max_args: Option<usize>,
+    /// At least this many.
+    pub min_args: Option<usize>,
+    /// How many subcommand words precede the counted arguments.
+    pub subcommand_len: usize,
 }
 
 /// One group as shipped.
