@@ -405,7 +405,7 @@ impl<'c> Walk<'c> {
         });
         for &h in &hits {
             if let Some(e) = examined.as_mut() {
-                e.destructive.push(tax.rules[h].id.clone());
+                e.destructive.push(tax.rules[h].id.to_string());
             }
             self.find(h, display.as_deref().unwrap_or(""));
         }
@@ -417,7 +417,7 @@ impl<'c> Walk<'c> {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
         if let Some(e) = examined.as_mut() {
-            e.safe.extend(hits.iter().map(|&h| tax.rules[h].id.clone()));
+            e.safe.extend(hits.iter().map(|&h| tax.rules[h].id.to_string()));
         }
         if self.invocations == 1 && depth == 0 {
             self.safe_rule = hits.first().copied();
@@ -522,8 +522,8 @@ impl<'c> Walk<'c> {
             return;
         }
         self.findings.push(Finding {
-            rule: rule.id.clone(),
-            category: rule.category.clone(),
+            rule: rule.id.to_string(),
+            category: rule.category.to_string(),
             blast_radius: rule.blast_radius,
             matched: matched.to_string(),
         });
@@ -537,8 +537,8 @@ impl<'c> Walk<'c> {
                 class: Class::Destructive,
                 origin: Origin::Classifier,
                 blast_radius: Some(rule.blast_radius),
-                category: rule.category.clone(),
-                reason: rule.reason.clone(),
+                category: rule.category.to_string(),
+                reason: rule.reason.to_string(),
             }
         } else if let (true, Some(rule_index)) = (self.not_safe.is_empty(), self.safe_rule) {
             let rule = &tax.rules[rule_index];
@@ -546,8 +546,8 @@ impl<'c> Walk<'c> {
                 class: Class::Safe,
                 origin: Origin::Classifier,
                 blast_radius: Some(BlastRadius::Safe),
-                category: rule.category.clone(),
-                reason: rule.reason.clone(),
+                category: rule.category.to_string(),
+                reason: rule.reason.to_string(),
             }
         } else {
             if self.not_safe.is_empty() {

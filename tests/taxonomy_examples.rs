@@ -66,7 +66,7 @@ fn every_example_and_near_miss() {
         for ex in &rule.examples {
             let a = c.analyze(ex);
             let destructive_hit = a.findings.iter().any(|f| f.rule == rule.id);
-            let safe_hit = a.commands.iter().any(|e| e.safe.contains(&rule.id));
+            let safe_hit = a.commands.iter().any(|e| e.safe.iter().any(|s| *s == rule.id));
             let ok = match rule.class {
                 Class::Destructive => destructive_hit && a.label.class == Class::Destructive,
                 _ => safe_hit && a.label.class == Class::Safe,
@@ -90,7 +90,7 @@ fn every_example_and_near_miss() {
                 Class::Destructive => a.findings.iter().any(|f| f.rule == rule.id),
                 _ => {
                     a.label.class == Class::Safe
-                        && a.commands.iter().any(|e| e.safe.contains(&rule.id))
+                        && a.commands.iter().any(|e| e.safe.iter().any(|s| *s == rule.id))
                 }
             };
             if bad {

@@ -678,7 +678,7 @@ fn shipped_for(tax: &Taxonomy) -> Option<Shipped<'static>> {
     let fingerprint = plan::fingerprint(
         tax.rules
             .iter()
-            .map(|r| (r.id.as_str(), r.commands.as_slice())),
+            .map(|r| (r.id.as_ref(), r.commands.as_slice())),
     );
     (shipped.rule_count == tax.rules.len() && shipped.fingerprint == fingerprint).then_some(shipped)
 }

@@ -5,6 +5,7 @@
 //! so tests and users can load their own; every error names the file, the
 //! line and the field.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -192,16 +193,16 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
                 None => Some(Deferred::Encoded(r.raw)),
             };
             tax.rules.push(Rule {
-                id: r.id.to_string(),
+                id: Cow::Borrowed(r.id),
                 class: if r.safe {
                     Class::Safe
                 } else {
                     Class::Destructive
                 },
-                category: r.category.to_string(),
+                category: Cow::Borrowed(r.category),
                 blast_radius,
-                reason: r.reason.to_string(),
-                file: file.path.to_string(),
+                reason: Cow::Borrowed(r.reason),
+                file: Cow::Borrowed(file.path),
                 line: r.line,
                 kind: r.kind,
                 commands: r.command.iter().map(|c| c.to_string()).collect(),
@@ -477,12 +478,12 @@ fn validate_rule(
         std::mem::take(&mut raw.near_misses),
     );
     Ok(Rule {
-        id: std::mem::take(&mut raw.id),
+        id: Cow::Owned(std::mem::take(&mut raw.id)),
         class,
-        category: std::mem::take(&mut raw.category),
+        category: Cow::Owned(std::mem::take(&mut raw.category)),
         blast_radius,
-        reason: std::mem::take(&mut raw.reason),
-        file: file.to_string(),
+        reason: Cow::Owned(std::mem::take(&mut raw.reason)),
+        file: Cow::Owned(file.to_string()),
         line,
         kind,
         commands: std::mem::take(&mut raw.command),

@@ -1,6 +1,7 @@
 //! The validated taxonomy: rules in a fixed order, and the command
 //! conventions the normaliser needs.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -12,21 +13,23 @@ use super::generate::{Compiled, RuleKind};
 use super::schema::RawRule;
 use crate::label::{BlastRadius, Class};
 
-/// One validated taxonomy entry.
+/// One validated taxonomy entry. Its text borrows from the binary for the
+/// embedded taxonomy (nothing to copy when a hook process starts) and is
+/// owned when loaded from files.
 #[derive(Clone, Debug, Serialize)]
 pub struct Rule {
     /// Unique id.
-    pub id: String,
+    pub id: Cow<'static, str>,
     /// Safe or destructive.
     pub class: Class,
     /// Category tag.
-    pub category: String,
+    pub category: Cow<'static, str>,
     /// `Safe` for safe entries; low, medium or high for destructive ones.
     pub blast_radius: BlastRadius,
     /// Why.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
     /// The file it came from, relative to the taxonomy root.
-    pub file: String,
+    pub file: Cow<'static, str>,
     /// The 1-based line of its id.
     pub line: usize,
     /// What it looks at.
@@ -154,7 +157,7 @@ impl Taxonomy {
             .rules
             .iter()
             .filter(|r| r.class == class)
-            .map(|r| r.category.as_str())
+            .map(|r| r.category.as_ref())
             .collect();
         cats.sort_unstable();
         cats.dedup();
