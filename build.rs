@@ -125,7 +125,7 @@ fn main() {
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
     let _ = std::fs::write(out.join("automata.postcard"), index);
     let _ = std::fs::write(out.join("automata.dfa"), dfas);
-    bundle.commands = commands;
+    bundle.commands = commands.as_ref().map(schema::CommandsFile::view);
     let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
 }

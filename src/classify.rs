@@ -417,7 +417,8 @@ impl<'c> Walk<'c> {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
         if let Some(e) = examined.as_mut() {
-            e.safe.extend(hits.iter().map(|&h| tax.rules[h].id.to_string()));
+            e.safe
+                .extend(hits.iter().map(|&h| tax.rules[h].id.to_string()));
         }
         if self.invocations == 1 && depth == 0 {
             self.safe_rule = hits.first().copied();

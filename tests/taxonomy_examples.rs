@@ -48,7 +48,59 @@ fn embedded_taxonomy_loads() {
     let mut full_paths: Vec<_> = checked.commands.keys().collect();
     full_paths.sort();
     assert_eq!(paths, full_paths);
+    let sorted = |set: &rustc_hash::FxHashSet<std::borrow::Cow<'static, str>>| {
+        let mut v: Vec<String> = set.iter().map(|s| s.to_string()).collect();
+        v.sort();
+        v
+    };
+    for path in paths {
+        let (a, b) = (&tax.commands[path], &checked.commands[path]);
+        assert_eq!(sorted(&a.value_flags), sorted(&b.value_flags), "{path}");
+        assert_eq!(sorted(&a.ignore_flags), sorted(&b.ignore_flags), "{path}");
+        assert_eq!(
+            (a.long_single_dash, &a.alias),
+            (b.long_single_dash, &b.alias),
+            "{path}"
+        );
+    }
     assert_eq!(tax.wrappers.len(), checked.wrappers.len());
+    for (name, a) in &tax.wrappers {
+        let b = &checked.wrappers[name];
+        assert_eq!(
+            format!(
+                "{:?}",
+                (
+                    &a.name,
+                    a.skip_positionals,
+                    a.assignments,
+                    a.keeps_safe,
+                    a.joins,
+                    &a.string_flag,
+                    &a.split_flag
+                )
+            ),
+            format!(
+                "{:?}",
+                (
+                    &b.name,
+                    b.skip_positionals,
+                    b.assignments,
+                    b.keeps_safe,
+                    b.joins,
+                    &b.string_flag,
+                    &b.split_flag
+                )
+            ),
+            "{name}"
+        );
+        for (x, y) in [
+            (&a.value_flags, &b.value_flags),
+            (&a.lookup_flags, &b.lookup_flags),
+            (&a.unsafe_flags, &b.unsafe_flags),
+        ] {
+            assert_eq!(sorted(x), sorted(y), "{name}");
+        }
+    }
     // ...and every automaton of both compiles.
     assert_eq!(
         classifier().compile_all().map_err(|e| e.to_string()),
@@ -66,7 +118,10 @@ fn every_example_and_near_miss() {
         for ex in &rule.examples {
             let a = c.analyze(ex);
             let destructive_hit = a.findings.iter().any(|f| f.rule == rule.id);
-            let safe_hit = a.commands.iter().any(|e| e.safe.iter().any(|s| *s == rule.id));
+            let safe_hit = a
+                .commands
+                .iter()
+                .any(|e| e.safe.iter().any(|s| *s == rule.id));
             let ok = match rule.class {
                 Class::Destructive => destructive_hit && a.label.class == Class::Destructive,
                 _ => safe_hit && a.label.class == Class::Safe,
@@ -90,7 +145,9 @@ fn every_example_and_near_miss() {
                 Class::Destructive => a.findings.iter().any(|f| f.rule == rule.id),
                 _ => {
                     a.label.class == Class::Safe
-                        && a.commands.iter().any(|e| e.safe.iter().any(|s| *s == rule.id))
+                        && a.commands
+                            .iter()
+                            .any(|e| e.safe.iter().any(|s| *s == rule.id))
                 }
             };
             if bad {

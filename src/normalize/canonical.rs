@@ -83,7 +83,7 @@ impl<'t, 'n> Specs<'t, 'n> {
         }
         let candidate = format!("{} {}", self.path, word);
         match (
-            tax.commands.get(&candidate),
+            tax.commands.get(candidate.as_str()),
             self.active.iter().position(Option::is_none),
         ) {
             (Some(spec), Some(free)) => {
@@ -120,7 +120,10 @@ pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
     let size = inv.name.len() + 2 + inv.args.iter().map(|a| a.text.len() + 3).sum::<usize>();
     let mut out = String::with_capacity(size + 16);
     out.push(SEP);
-    let alias = tax.commands.get(&inv.name).and_then(|s| s.alias.as_ref());
+    let alias = tax
+        .commands
+        .get(inv.name.as_str())
+        .and_then(|s| s.alias.as_ref());
     let mut specs = match alias {
         Some(words) if !words.is_empty() => {
             let mut specs = Specs::new(tax, &words[0]);
@@ -262,16 +265,16 @@ mod tests {
         tax.commands.insert(
             "git".into(),
             CommandSpec {
-                value_flags: ["-C".to_string(), "-c".to_string()].into_iter().collect(),
+                value_flags: ["-C".into(), "-c".into()].into_iter().collect(),
                 long_single_dash: false,
-                ignore_flags: ["--no-pager".to_string()].into_iter().collect(),
+                ignore_flags: ["--no-pager".into()].into_iter().collect(),
                 alias: None,
             },
         );
         tax.commands.insert(
             "find".into(),
             CommandSpec {
-                value_flags: ["-name".to_string()].into_iter().collect(),
+                value_flags: ["-name".into()].into_iter().collect(),
                 long_single_dash: true,
                 ignore_flags: Default::default(),
                 alias: None,

@@ -98,7 +98,7 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
     // words once.
     if let Some((first, args)) = words.split_first() {
         let (name, plain) = command_name(first);
-        if !tax.wrappers.contains_key(&name) {
+        if !tax.wrappers.contains_key(name.as_str()) {
             return Invocation {
                 name,
                 written: first.text.clone(),
@@ -123,7 +123,7 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
         }
         let Some(first) = rest.first() else { break };
         let (name, _) = command_name(first);
-        let Some(wrapper) = tax.wrappers.get(&name) else {
+        let Some(wrapper) = tax.wrappers.get(name.as_str()) else {
             break;
         };
         rounds += 1;
@@ -148,10 +148,9 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
                 }
                 let bare = t.split('=').next().unwrap_or(t);
                 if wrapper.unsafe_flags.contains(bare)
-                    || wrapper
-                        .unsafe_flags
-                        .iter()
-                        .any(|f| f.len() == 2 && !t.starts_with("--") && t.starts_with(f.as_str()))
+                    || wrapper.unsafe_flags.iter().any(|f| {
+                        f.len() == 2 && !t.starts_with("--") && t.starts_with(f.as_ref() as &str)
+                    })
                 {
                     inv.keeps_safe = false;
                 }

@@ -13,12 +13,12 @@ use crate::matcher::compile::check_syntax;
 use include_dir::{include_dir, Dir};
 use rustc_hash::FxHashMap;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
 use super::model::{CommandSpec, Deferred, Rule, Taxonomy, Wrapper};
-use super::schema::{Bundle, CommandsFile, RawRule, RuleFile};
+use super::schema::{Bundle, CommandsFile, CommandsView, RawRule, RuleFile};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
 
@@ -113,7 +113,10 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     let mut rule_files = Vec::new();
     for SourceFile { path, text, parsed } in files {
         match parsed {
-            ParsedFile::Commands(c) => load_commands(&path, text, c, &mut tax, check_patterns)?,
+            ParsedFile::Commands(c) => {
+                let own = |s: &str| Cow::Owned(s.to_string());
+                load_commands(&path, text, &c.view(), own, &mut tax, check_patterns)?
+            }
             ParsedFile::Rules(r) => rule_files.push((path, text, r)),
         }
     }
@@ -166,8 +169,8 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
         ));
     }
     let mut tax = Taxonomy::default();
-    if let Some(commands) = bundle.commands {
-        load_commands(COMMANDS_FILE, "", commands, &mut tax, false)?;
+    if let Some(commands) = &bundle.commands {
+        load_commands(COMMANDS_FILE, "", commands, Cow::Borrowed, &mut tax, false)?;
     }
     let count = bundle.rule_files.iter().map(|f| f.rules.len()).sum();
     tax.rules.reserve_exact(count);
@@ -232,10 +235,14 @@ fn embedded_file_count() -> usize {
     count(&EMBEDDED)
 }
 
-fn load_commands(
+/// Loads `commands.toml` (given as its borrowed view) into `tax`. `own`
+/// turns the view's text into the taxonomy's: borrowed as it is for the
+/// embedded file, copied for one read from disk.
+fn load_commands<'a>(
     file: &str,
     text: &str,
-    parsed: CommandsFile,
+    parsed: &CommandsView<'a>,
+    own: impl Fn(&'a str) -> Cow<'static, str>,
     tax: &mut Taxonomy,
     check_patterns: bool,
 ) -> Result<(), TaxonomyError> {
@@ -253,28 +260,34 @@ fn load_commands(
             });
         }
     }
-    tax.shapes = parsed.shape;
-    for path in parsed.command.keys() {
+    tax.shapes = parsed
+        .shape
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for (path, _) in &parsed.command {
         let words: Vec<&str> = path.split(' ').collect();
         for n in 1..words.len() {
             tax.command_parents.insert(words[..n].join(" "));
         }
     }
-    for (path, spec) in parsed.command {
+    let set = |v: &[&'a str]| v.iter().map(|s| own(s)).collect();
+    tax.commands.reserve(parsed.command.len());
+    for (path, spec) in &parsed.command {
         tax.commands.insert(
-            path,
+            own(path),
             CommandSpec {
-                value_flags: spec.value_flags.into_iter().collect(),
+                value_flags: set(&spec.value_flags),
                 long_single_dash: spec.long_single_dash,
-                ignore_flags: spec.ignore_flags.into_iter().collect(),
+                ignore_flags: set(&spec.ignore_flags),
                 alias: spec
                     .alias
                     .map(|a| a.split_whitespace().map(String::from).collect()),
             },
         );
     }
-    for raw in parsed.wrapper {
-        let Some(first) = raw.names.first().cloned() else {
+    for raw in &parsed.wrapper {
+        let Some(first) = raw.names.first() else {
             return Err(TaxonomyError::Entry {
                 file: file.to_string(),
                 line: 1,
@@ -283,20 +296,20 @@ fn load_commands(
                 message: "a wrapper needs at least one name".into(),
             });
         };
-        let wrapper = Wrapper {
-            name: first,
-            value_flags: raw.value_flags.into_iter().collect(),
+        let wrapper = Arc::new(Wrapper {
+            name: own(first),
+            value_flags: set(&raw.value_flags),
             skip_positionals: raw.skip_positionals,
             assignments: raw.assignments,
             keeps_safe: raw.keeps_safe,
             joins: raw.joins,
-            lookup_flags: raw.lookup_flags.into_iter().collect(),
-            unsafe_flags: raw.unsafe_flags.into_iter().collect(),
-            string_flag: raw.string_flag,
-            split_flag: raw.split_flag,
-        };
-        for name in raw.names {
-            tax.wrappers.insert(name, wrapper.clone());
+            lookup_flags: set(&raw.lookup_flags),
+            unsafe_flags: set(&raw.unsafe_flags),
+            string_flag: raw.string_flag.map(&own),
+            split_flag: raw.split_flag.map(&own),
+        });
+        for name in &raw.names {
+            tax.wrappers.insert(own(name), Arc::clone(&wrapper));
         }
     }
     Ok(())

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
@@ -85,12 +85,12 @@ pub(crate) enum Deferred {
 #[derive(Clone, Debug, Default)]
 pub struct CommandSpec {
     /// Options taking a value.
-    pub value_flags: FxHashSet<String>,
+    pub value_flags: FxHashSet<Cow<'static, str>>,
     /// Options are whole words (`-Recurse`), not letter bundles.
     pub long_single_dash: bool,
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
-    pub ignore_flags: FxHashSet<String>,
+    pub ignore_flags: FxHashSet<Cow<'static, str>>,
     /// The command path this name stands for, if it is an alias.
     pub alias: Option<Vec<String>>,
 }
@@ -99,9 +99,9 @@ pub struct CommandSpec {
 #[derive(Clone, Debug, Default)]
 pub struct Wrapper {
     /// Its primary name (for reasons).
-    pub name: String,
+    pub name: Cow<'static, str>,
     /// Options taking a value.
-    pub value_flags: FxHashSet<String>,
+    pub value_flags: FxHashSet<Cow<'static, str>>,
     /// Positionals consumed before the command.
     pub skip_positionals: usize,
     /// Accepts `NAME=value` words.
@@ -111,13 +111,13 @@ pub struct Wrapper {
     /// Joins its arguments and runs them with `sh -c`.
     pub joins: bool,
     /// Options that turn the call into a lookup.
-    pub lookup_flags: FxHashSet<String>,
+    pub lookup_flags: FxHashSet<Cow<'static, str>>,
     /// Options that make the wrapper itself write or act.
-    pub unsafe_flags: FxHashSet<String>,
+    pub unsafe_flags: FxHashSet<Cow<'static, str>>,
     /// The option whose value is a shell string.
-    pub string_flag: Option<String>,
+    pub string_flag: Option<Cow<'static, str>>,
     /// The option whose value is split into words.
-    pub split_flag: Option<String>,
+    pub split_flag: Option<Cow<'static, str>>,
 }
 
 /// The whole taxonomy, validated and in a deterministic order (files by
@@ -127,12 +127,12 @@ pub struct Taxonomy {
     /// Every rule, destructive and safe.
     pub rules: Vec<Rule>,
     /// Argument conventions keyed by command path (`git`, `gh run list`).
-    pub commands: FxHashMap<String, CommandSpec>,
+    pub commands: FxHashMap<Cow<'static, str>, CommandSpec>,
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
     /// the normaliser only looks for subcommands where some exist.
     pub command_parents: FxHashSet<String>,
-    /// Wrappers keyed by each of their names.
-    pub wrappers: FxHashMap<String, Wrapper>,
+    /// Wrappers keyed by each of their names (one shared copy per wrapper).
+    pub wrappers: FxHashMap<Cow<'static, str>, Arc<Wrapper>>,
     /// Named argument shapes.
     pub shapes: BTreeMap<String, String>,
     /// Loaded from the binary's own copy, for which `build.rs` compiled the

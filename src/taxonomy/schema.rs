@@ -194,7 +194,8 @@ pub struct Bundle<'a> {
     /// refuses a bundle that lost one.
     pub files_seen: usize,
     /// `commands.toml`, if it parsed.
-    pub commands: Option<CommandsFile>,
+    #[serde(borrow)]
+    pub commands: Option<CommandsView<'a>>,
     /// Each rule file that parsed, in path order.
     #[serde(borrow)]
     pub rule_files: Vec<BundledRules<'a>>,
@@ -235,4 +236,94 @@ pub struct BundledRule<'a> {
     pub pattern: Option<&'a str>,
     /// The whole [`RawRule`] (examples left out) in postcard form.
     pub raw: &'a [u8],
+}
+
+/// `commands.toml` with its text borrowed: what the binary embeds, and what
+/// the loader reads for both the embedded taxonomy and a file on disk.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct CommandsView<'a> {
+    /// As in [`CommandsFile::command`].
+    #[serde(borrow)]
+    pub command: Vec<(&'a str, SpecView<'a>)>,
+    /// As in [`CommandsFile::wrapper`].
+    #[serde(borrow)]
+    pub wrapper: Vec<WrapperView<'a>>,
+    /// As in [`CommandsFile::shape`].
+    #[serde(borrow)]
+    pub shape: Vec<(&'a str, &'a str)>,
+}
+
+/// [`RawCommandSpec`] with its text borrowed.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct SpecView<'a> {
+    #[serde(borrow)]
+    pub value_flags: Vec<&'a str>,
+    pub long_single_dash: bool,
+    #[serde(borrow)]
+    pub ignore_flags: Vec<&'a str>,
+    pub alias: Option<&'a str>,
+}
+
+/// [`RawWrapper`] with its text borrowed.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct WrapperView<'a> {
+    #[serde(borrow)]
+    pub names: Vec<&'a str>,
+    #[serde(borrow)]
+    pub value_flags: Vec<&'a str>,
+    pub skip_positionals: usize,
+    pub assignments: bool,
+    pub keeps_safe: bool,
+    pub joins: bool,
+    #[serde(borrow)]
+    pub lookup_flags: Vec<&'a str>,
+    #[serde(borrow)]
+    pub unsafe_flags: Vec<&'a str>,
+    pub string_flag: Option<&'a str>,
+    pub split_flag: Option<&'a str>,
+}
+
+impl CommandsFile {
+    /// The file with its text borrowed.
+    pub fn view(&self) -> CommandsView<'_> {
+        fn strs(v: &[String]) -> Vec<&str> {
+            v.iter().map(String::as_str).collect()
+        }
+        CommandsView {
+            command: self
+                .command
+                .iter()
+                .map(|(path, spec)| {
+                    let view = SpecView {
+                        value_flags: strs(&spec.value_flags),
+                        long_single_dash: spec.long_single_dash,
+                        ignore_flags: strs(&spec.ignore_flags),
+                        alias: spec.alias.as_deref(),
+                    };
+                    (path.as_str(), view)
+                })
+                .collect(),
+            wrapper: self
+                .wrapper
+                .iter()
+                .map(|w| WrapperView {
+                    names: strs(&w.names),
+                    value_flags: strs(&w.value_flags),
+                    skip_positionals: w.skip_positionals,
+                    assignments: w.assignments,
+                    keeps_safe: w.keeps_safe,
+                    joins: w.joins,
+                    lookup_flags: strs(&w.lookup_flags),
+                    unsafe_flags: strs(&w.unsafe_flags),
+                    string_flag: w.string_flag.as_deref(),
+                    split_flag: w.split_flag.as_deref(),
+                })
+                .collect(),
+            shape: self
+                .shape
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect(),
+        }
+    }
 }
