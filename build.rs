@@ -123,7 +123,7 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
-    let _ = std::fs::write(out.join("automata.postcard"), index);
+    let _ = std::fs::write(out.join("automata.index"), index);
     let _ = std::fs::write(out.join("automata.dfa"), dfas);
     bundle.commands = commands.as_ref().map(schema::CommandsFile::view);
     let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
@@ -165,8 +165,8 @@ fn ship_automata(
         }
     }
     let plan = plan::plan(kinds);
-    // Group DFAs are built and serialised first, then borrowed by the index.
-    let mut built: Vec<Built> = Vec::new();
+    // Each group's DFA parts go into one blob; the index points into it.
+    let mut built: Vec<(bool, (u32, u32))> = Vec::new();
     let mut dfas: Vec<u8> = Vec::new();
     for (key, rules) in &plan.groups {
         let (_, _, word) = plan::key_parts(key);
@@ -179,10 +179,6 @@ fn ship_automata(
                     .map(|c| generate::group_pattern(word, c))
             })
             .collect();
-        let rule_bytes: Vec<u8> = rules
-            .iter()
-            .flat_map(|&i| u32::try_from(i).unwrap_or(u32::MAX).to_le_bytes())
-            .collect();
         let anchored = patterns
             .as_ref()
             .is_some_and(|p| p.iter().all(|p| p.starts_with('^')));
@@ -192,7 +188,7 @@ fn ship_automata(
         let at = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
         let len = u32::try_from(dfa.len()).unwrap_or(0);
         dfas.extend_from_slice(&dfa);
-        built.push((key.clone(), rule_bytes, anchored, (at, len)));
+        built.push((anchored, (at, len)));
     }
     // Post-check regexes: a yes/no DFA each, in the same blob.
     let mut check_dfa = |pattern: &str| -> (u32, u32) {
@@ -202,10 +198,10 @@ fn ship_automata(
         dfas.extend_from_slice(&dfa);
         (at, len)
     };
-    let posts: Vec<Option<plan::ShippedPost>> = compiled
+    let posts: Vec<Option<plan::FlatPost>> = compiled
         .iter()
         .map(|c| {
-            c.as_ref().map(|c| plan::ShippedPost {
+            c.as_ref().map(|c| plan::FlatPost {
                 forbid: c.post.forbid.as_deref().map(|p| (p, check_dfa(p))),
                 require: c.post.require.as_deref().map(|p| (p, check_dfa(p))),
                 max_args: c.post.max_args,
@@ -214,32 +210,33 @@ fn ship_automata(
             })
         })
         .collect();
-    let shipped = plan::Shipped {
-        rule_count: ids.len(),
-        fingerprint: plan::fingerprint(ids.iter().copied()),
-        groups: built
-            .iter()
-            .map(|(key, rules, anchored, dfa)| {
-                let (special, family, word) = plan::key_parts(key);
-                plan::ShippedGroup {
-                    family,
-                    word,
-                    special,
-                    rules,
-                    anchored: *anchored,
-                    dfa: *dfa,
-                }
-            })
-            .collect(),
-        globs: plan.globs.iter().map(|(f, g)| (*f, g.as_str())).collect(),
-        posts,
-    };
-    (postcard::to_allocvec(&shipped).unwrap_or_default(), dfas)
+    let groups: Vec<plan::IndexGroup> = plan
+        .groups
+        .iter()
+        .zip(&built)
+        .map(|((key, rules), (anchored, dfa))| {
+            let (special, family, word) = plan::key_parts(key);
+            plan::IndexGroup {
+                special,
+                family,
+                word,
+                anchored: *anchored,
+                rules,
+                dfa: *dfa,
+            }
+        })
+        .collect();
+    let globs: Vec<(plan::Family, &str)> =
+        plan.globs.iter().map(|(f, g)| (*f, g.as_str())).collect();
+    let index = plan::write_index(
+        ids.len(),
+        plan::fingerprint(ids.iter().copied()),
+        &groups,
+        &globs,
+        &posts,
+    );
+    (index, dfas)
 }
-
-/// One group compiled: its key, its rules as little-endian `u32`s, whether
-/// it searches anchored, and where its DFA is in the blob.
-type Built = (plan::GroupKey, Vec<u8>, bool, (u32, u32));
 
 /// A group's patterns as shipped parts (see `plan::parts`): one DFA for the
 /// whole group, or, when that is too big, one per pattern; empty when even

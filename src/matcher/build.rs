@@ -17,7 +17,7 @@ use regex_automata::{Anchored, Input, PatternSet};
 use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
-use super::plan::{self, Family, Shipped, ShippedPost};
+use super::plan::{self, Family, FlatIndex};
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
@@ -26,7 +26,7 @@ use crate::taxonomy::group_pattern;
 use crate::taxonomy::{Compiled, Taxonomy};
 
 /// The index of the automata `build.rs` compiled for the embedded taxonomy.
-static SHIPPED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.postcard"));
+static SHIPPED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.index"));
 /// The automata themselves.
 static SHIPPED_DFAS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.dfa"));
 
@@ -249,8 +249,12 @@ impl PatternGroup {
 }
 
 /// Structured patterns of one class, grouped by command word.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WordGroups {
+    /// Which entries.
+    family: Family,
+    /// The groups by word (for the embedded taxonomy, they are found in the
+    /// shipped index instead, see [`Matcher::groups_for`]).
     by_word: FxHashMap<Cow<'static, str>, PatternGroup>,
     /// Patterns whose command word is a glob (`mkfs.*`), with the globs.
     globbed: PatternGroup,
@@ -259,10 +263,12 @@ pub struct WordGroups {
 }
 
 impl WordGroups {
-    fn new(what: &'static str) -> WordGroups {
+    fn new(family: Family, what: &'static str) -> WordGroups {
         WordGroups {
+            family,
+            by_word: FxHashMap::default(),
             globbed: PatternGroup::new(what, Rules::default(), None),
-            ..WordGroups::default()
+            globs: Vec::new(),
         }
     }
 
@@ -271,29 +277,12 @@ impl WordGroups {
         self.globs.push((prefix, glob.to_string()));
     }
 
-    /// Every group that may apply to a command word, with the word its
-    /// patterns are compiled for.
-    fn groups_for<'a>(
-        &'a self,
-        name: &str,
-    ) -> impl Iterator<Item = (Option<&'a str>, &'a PatternGroup)> {
-        let glob = self
-            .globs
+    /// The glob group, if a glob word matches `name`.
+    fn glob_group(&self, name: &str) -> Option<(Option<&str>, &PatternGroup)> {
+        self.globs
             .iter()
             .any(|(prefix, g)| name.starts_with(prefix.as_str()) && glob_match(g, name))
-            .then_some((None, &self.globbed));
-        self.by_word
-            .get_key_value(name)
-            .map(|(w, g)| (Some(w.as_ref()), g))
-            .into_iter()
-            .chain(glob)
-    }
-
-    fn all(&self) -> impl Iterator<Item = (Option<&str>, &PatternGroup)> {
-        self.by_word
-            .iter()
-            .map(|(w, g)| (Some(w.as_ref()), g))
-            .chain(std::iter::once((None, &self.globbed)))
+            .then_some((None, &self.globbed))
     }
 }
 
@@ -317,8 +306,11 @@ pub struct Matcher {
     forbid: Vec<OnceLock<Option<Checker>>>,
     /// Per rule: the required-token check, loaded or compiled on first use.
     require: Vec<OnceLock<Option<Checker>>>,
-    /// Per rule, for the embedded taxonomy: its post-checks as shipped.
-    posts: Vec<Option<ShippedPost<'static>>>,
+    /// For the embedded taxonomy: the shipped index of groups and
+    /// post-checks, read in place.
+    index: Option<FlatIndex<'static>>,
+    /// Per shipped group: its state, made on first use.
+    slots: Vec<OnceLock<PatternGroup>>,
 }
 
 /// A yes/no check over a canonical form.
@@ -369,28 +361,46 @@ impl Matcher {
     pub fn new(tax: &Taxonomy) -> Matcher {
         let lazy = || (0..tax.rules.len()).map(|_| OnceLock::new()).collect();
         let mut m = Matcher {
-            destructive: WordGroups::new("destructive entries"),
-            safe: WordGroups::new("safe entries"),
+            destructive: WordGroups::new(Family::Destructive, "destructive entries"),
+            safe: WordGroups::new(Family::Safe, "safe entries"),
             sql: PatternGroup::default(),
             code: PatternGroup::default(),
-            line: WordGroups::new("regex entries"),
+            line: WordGroups::new(Family::Line, "regex entries"),
             line_any: PatternGroup::default(),
             forbid: lazy(),
             require: lazy(),
-            posts: Vec::new(),
+            index: None,
+            slots: Vec::new(),
         };
         if tax.is_embedded() {
-            if let Some(shipped) = shipped_for(tax) {
-                m.reserve(shipped.groups.iter().map(|g| (g.special, g.family)));
-                for g in &shipped.groups {
-                    let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
-                    let word = Cow::Borrowed(g.word);
-                    m.file(g.special, g.family, word, Rules::Shipped(g.rules), dfa);
+            if let Some(index) = shipped_for(tax) {
+                // Word groups are looked up in the index when needed; the
+                // few others are filed now.
+                let others = [
+                    (plan::SPECIAL_GLOB, Some(Family::Destructive)),
+                    (plan::SPECIAL_GLOB, Some(Family::Safe)),
+                    (plan::SPECIAL_GLOB, Some(Family::Line)),
+                    (plan::SPECIAL_SQL, None),
+                    (plan::SPECIAL_CODE, None),
+                    (plan::SPECIAL_LINE_ANY, None),
+                ];
+                for (special, family) in others {
+                    if let Some((_, g)) = index.find(special, family, "") {
+                        let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
+                        m.file(
+                            special,
+                            family,
+                            Cow::Borrowed(""),
+                            Rules::Shipped(g.rules),
+                            dfa,
+                        );
+                    }
                 }
-                for (family, glob) in &shipped.globs {
-                    m.family(*family).add_glob(glob);
+                for (family, glob) in index.globs() {
+                    m.family(family).add_glob(glob);
                 }
-                m.posts = shipped.posts;
+                m.slots = (0..index.group_count()).map(|_| OnceLock::new()).collect();
+                m.index = Some(index);
                 return m;
             }
         }
@@ -430,6 +440,57 @@ impl Matcher {
         {
             self.family(f).by_word.reserve(n);
         }
+    }
+
+    /// Every group of `groups` that may apply to a command word, with the
+    /// word its patterns are compiled for.
+    fn groups_for<'a>(
+        &'a self,
+        groups: &'a WordGroups,
+        name: &str,
+    ) -> impl Iterator<Item = (Option<&'a str>, &'a PatternGroup)> {
+        let word = match &self.index {
+            Some(index) => index
+                .find(plan::SPECIAL_WORD, Some(groups.family), name)
+                .and_then(|(i, g)| {
+                    let slot = self.slots.get(i)?.get_or_init(|| {
+                        let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
+                        PatternGroup::new(groups.globbed.what, Rules::Shipped(g.rules), dfa)
+                    });
+                    Some((Some(g.word), slot))
+                }),
+            None => groups
+                .by_word
+                .get_key_value(name)
+                .map(|(w, g)| (Some(w.as_ref()), g)),
+        };
+        word.into_iter().chain(groups.glob_group(name))
+    }
+
+    /// Every group, with its word.
+    fn all_groups(&self) -> Vec<(Option<&str>, &PatternGroup)> {
+        let mut all: Vec<(Option<&str>, &PatternGroup)> = Vec::new();
+        for groups in [&self.destructive, &self.safe, &self.line] {
+            all.extend(groups.by_word.iter().map(|(w, g)| (Some(w.as_ref()), g)));
+            all.push((None, &groups.globbed));
+        }
+        if let Some(index) = &self.index {
+            for i in 0..index.group_count() {
+                let Some(g) = index.group(i).filter(|g| g.special == plan::SPECIAL_WORD) else {
+                    continue;
+                };
+                let Some(groups) = g.family.map(|f| match f {
+                    Family::Destructive => &self.destructive,
+                    Family::Safe => &self.safe,
+                    Family::Line => &self.line,
+                }) else {
+                    continue;
+                };
+                all.extend(self.groups_for(groups, g.word).take(1));
+            }
+        }
+        all.extend([&self.sql, &self.code, &self.line_any].map(|g| (None, g)));
+        all
     }
 
     fn family(&mut self, family: Family) -> &mut WordGroups {
@@ -474,13 +535,7 @@ impl Matcher {
     /// Compiles every automaton now, reporting the first failure: for tests
     /// and for long-running processes that prefer to pay up front.
     pub fn compile_all(&self, tax: &Taxonomy) -> Result<(), TaxonomyError> {
-        let groups = self
-            .destructive
-            .all()
-            .chain(self.safe.all())
-            .chain(self.line.all())
-            .chain([&self.sql, &self.code, &self.line_any].map(|g| (None, g)));
-        for (word, g) in groups {
+        for (word, g) in self.all_groups() {
             g.searcher(tax, word)
                 .map_err(|message| TaxonomyError::Build {
                     what: g.describe(word),
@@ -506,7 +561,7 @@ impl Matcher {
 
     /// Do any raw-regex rules apply to commands with this word?
     pub fn has_line_rules(&self, name: &str) -> bool {
-        !self.line_any.is_empty() || self.line.groups_for(name).next().is_some()
+        !self.line_any.is_empty() || self.groups_for(&self.line, name).next().is_some()
     }
 
     /// Raw-regex rules matching a command line whose command word is
@@ -518,7 +573,7 @@ impl Matcher {
         line: &str,
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
-        for (word, group) in self.line.groups_for(name) {
+        for (word, group) in self.groups_for(&self.line, name) {
             group.word_matches_into(tax, word, line, out)?;
         }
         self.line_any.matches_into(tax, line, out)
@@ -533,7 +588,7 @@ impl Matcher {
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
         let start = out.len();
-        for (word, group) in groups.groups_for(canon.name()) {
+        for (word, group) in self.groups_for(groups, canon.name()) {
             group.word_matches_into(tax, word, &canon.text, out)?;
         }
         let mut keep = start;
@@ -567,7 +622,8 @@ impl Matcher {
         // A check that cannot compile errs on the cautious side: a safe
         // entry does not match, a destructive one still does.
         let broken = rule.class == Class::Destructive;
-        let post = match self.posts.get(rule_idx).and_then(Option::as_ref) {
+        let shipped = self.index.as_ref().and_then(|index| index.post(rule_idx));
+        let post = match shipped {
             Some(p) => PostView {
                 forbid: p.forbid.map(|(src, at)| (src, shipped_dfa(at))),
                 require: p.require.map(|(src, at)| (src, shipped_dfa(at))),
@@ -671,16 +727,16 @@ fn search_parts(
     })
 }
 
-/// The shipped automata, when they were built for this very taxonomy: the
-/// same entries, in the same order, for the same command words.
-fn shipped_for(tax: &Taxonomy) -> Option<Shipped<'static>> {
-    let shipped: Shipped<'static> = postcard::from_bytes(SHIPPED).ok()?;
+/// The shipped index, when it was built for this very taxonomy: the same
+/// entries, in the same order, for the same command words.
+fn shipped_for(tax: &Taxonomy) -> Option<FlatIndex<'static>> {
+    let index = FlatIndex::new(SHIPPED)?;
     let fingerprint = plan::fingerprint(
         tax.rules
             .iter()
             .map(|r| (r.id.as_ref(), r.commands.as_slice())),
     );
-    (shipped.rule_count == tax.rules.len() && shipped.fingerprint == fingerprint).then_some(shipped)
+    (index.taxonomy()? == (tax.rules.len(), fingerprint)).then_some(index)
 }
 
 #[cfg(test)]
@@ -689,23 +745,26 @@ mod tests {
 
     #[test]
     fn every_shipped_dfa_validates() {
-        let shipped: Shipped<'static> =
-            postcard::from_bytes(SHIPPED).unwrap_or_else(|e| panic!("{e}"));
-        let with_dfa: Vec<_> = shipped
-            .groups
-            .iter()
-            .filter_map(|g| Some((g, shipped_dfa(g.dfa)?)))
-            .collect();
-        for post in shipped.posts.iter().flatten() {
+        let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no index"));
+        let (rules, _) = index.taxonomy().unwrap_or_default();
+        let mut checks = 0;
+        for post in (0..rules).filter_map(|r| index.post(r)) {
             for (src, at) in post.forbid.iter().chain(&post.require) {
                 let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
                 let checked = sparse::DFA::from_bytes(dfa).map(|_| ());
                 assert_eq!(checked.map_err(|e| e.to_string()), Ok(()), "{src}");
+                checks += 1;
             }
         }
-        // Every group ships (as one DFA or, if that is too big, in parts).
-        assert_eq!(with_dfa.len(), shipped.groups.len());
-        for (g, bytes) in with_dfa {
+        assert!(checks > 50, "{checks}");
+        // Every group ships (as one DFA or, if that is too big, in parts),
+        // and the index finds each under its own key.
+        assert!(index.group_count() > 500, "{}", index.group_count());
+        for i in 0..index.group_count() {
+            let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
+            let found = index.find(g.special, g.family, g.word).map(|(n, _)| n);
+            assert_eq!(found, Some(i), "{:?} {:?}", g.family, g.word);
+            let bytes = shipped_dfa(g.dfa).unwrap_or_else(|| panic!("{:?} did not ship", g.word));
             let parts = plan::parts(bytes).unwrap_or_default();
             assert!(!parts.is_empty(), "group {:?} {:?}", g.family, g.word);
             for (_, dfa) in parts {
@@ -714,6 +773,16 @@ mod tests {
                 assert_eq!(checked, Ok(()), "group {:?} {:?}", g.family, g.word);
             }
         }
+        assert_eq!(
+            index
+                .find(
+                    plan::SPECIAL_WORD,
+                    Some(Family::Destructive),
+                    "no-such-word"
+                )
+                .map(|(n, _)| n),
+            None
+        );
     }
 
     #[test]
@@ -721,8 +790,7 @@ mod tests {
         let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
         let m = Matcher::new(&tax);
         let rm = m
-            .destructive
-            .groups_for("rm")
+            .groups_for(&m.destructive, "rm")
             .next()
             .map(|(_, g)| g.is_shipped());
         assert_eq!(rm, Some(true));
@@ -731,8 +799,7 @@ mod tests {
         other.embedded = false;
         let m = Matcher::new(&other);
         let rm = m
-            .destructive
-            .groups_for("rm")
+            .groups_for(&m.destructive, "rm")
             .next()
             .map(|(_, g)| g.is_shipped());
         assert_eq!(rm, Some(false));
@@ -741,8 +808,7 @@ mod tests {
         changed.rules.swap(0, 1);
         let m = Matcher::new(&changed);
         let rm = m
-            .destructive
-            .groups_for("rm")
+            .groups_for(&m.destructive, "rm")
             .next()
             .map(|(_, g)| g.is_shipped());
         assert_eq!(rm, Some(false));

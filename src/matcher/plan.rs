@@ -86,69 +86,7 @@ pub fn plan<'a>(rules: impl IntoIterator<Item = (RuleKind, bool, &'a [String])>)
     plan
 }
 
-/// The compiled automata `build.rs` ships with the embedded taxonomy, in
-/// postcard form, borrowed from the binary at run time.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct Shipped<'a> {
-    /// How many entries the taxonomy had, and a hash of their ids and
-    /// command words in order: the run-time taxonomy must agree before any
-    /// automaton is used.
-    pub rule_count: usize,
-    /// See [`fingerprint`].
-    pub fingerprint: u64,
-    /// Every group of the plan, ordered by key.
-    #[serde(borrow)]
-    pub groups: Vec<ShippedGroup<'a>>,
-    /// The glob words, as in [`Plan::globs`].
-    #[serde(borrow)]
-    pub globs: Vec<(Family, &'a str)>,
-    /// Per entry, in rule order: the checks applied after its pattern
-    /// matched, so that a process need not generate the pattern to learn
-    /// them (none when its pattern did not generate at build time).
-    #[serde(borrow)]
-    pub posts: Vec<Option<ShippedPost<'a>>>,
-}
-
-/// An entry's post-checks as shipped (see `PostCheck`).
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct ShippedPost<'a> {
-    /// The forbidden-token regex, and where its DFA is in the DFA blob
-    /// (length 0: compile the regex on first use).
-    #[serde(borrow)]
-    pub forbid: Option<(&'a str, (u32, u32))>,
-    /// The required-token regex, likewise.
-    #[serde(borrow)]
-    pub require: Option<(&'a str, (u32, u32))>,
-    /// At most this many positional arguments after the subcommand.
-    pub max_args: Option<usize>,
-    /// At least this many.
-    pub min_args: Option<usize>,
-    /// How many subcommand words precede the counted arguments.
-    pub subcommand_len: usize,
-}
-
-/// One group as shipped.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct ShippedGroup<'a> {
-    /// Which group.
-    pub family: Option<Family>,
-    /// Its command word; empty for groups without one.
-    pub word: &'a str,
-    /// Which of `Sql`, `Code`, `LineAny`, `Glob` it is when `word` is empty.
-    pub special: u8,
-    /// The entries, as little-endian `u32` rule indices.
-    pub rules: &'a [u8],
-    /// Every pattern starts with `^`: search anchored.
-    pub anchored: bool,
-    /// Where its DFAs are in the blob shipped beside this index: (offset,
-    /// length) of its [`parts`]; length 0 when they were too big to ship
-    /// and the group is compiled on first use instead. The DFAs are kept
-    /// apart so that reading the index touches a few pages of the binary,
-    /// not every DFA's.
-    pub dfa: (u32, u32),
-}
-
-/// `special` values of [`ShippedGroup`].
+/// `special` values of a group's key (see [`key_parts`]).
 pub const SPECIAL_WORD: u8 = 0;
 /// See [`SPECIAL_WORD`].
 pub const SPECIAL_GLOB: u8 = 1;
@@ -273,4 +211,329 @@ mod tests {
         assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![5]));
         assert_eq!(p.globs, vec![(Family::Destructive, "mkfs.*".to_string())]);
     }
+}
+
+/// A fixed-layout index of the shipped groups, read in place: looking a
+/// group up costs a hash and a probe, and a process that needs two groups
+/// decodes nothing else (a serde form of the same index cost a hook process
+/// more than everything it classified).
+///
+/// Layout, all integers little-endian `u32`: a header of [`HEADER`] words
+/// (group count, table size, glob count, entry count, rule count, the
+/// fingerprint's low and high halves), then one record of [`GROUP_WORDS`]
+/// words per group, the hash table (group index + 1 per slot, 0 for
+/// empty), one record of [`GLOB_WORDS`] per glob, one record of
+/// [`POST_WORDS`] per entry, then the text and rule lists the records point
+/// into (by offset and length from the start of the index).
+#[derive(Clone, Copy, Debug)]
+pub struct FlatIndex<'a> {
+    bytes: &'a [u8],
+    groups: usize,
+    table: usize,
+    globs: usize,
+    posts: usize,
+}
+
+/// Words in the header.
+pub const HEADER: usize = 7;
+/// Words per group: special, family (255: none), anchored, word (offset,
+/// length), rules (offset, count), DFA parts (offset, length).
+pub const GROUP_WORDS: usize = 9;
+/// Words per glob: family, glob (offset, length).
+pub const GLOB_WORDS: usize = 3;
+/// Words per entry: flags (1 shipped, 2 forbid, 4 require, 8 max, 16 min),
+/// subcommand length, max, min, forbid (text offset, length, DFA offset,
+/// length), require (likewise).
+pub const POST_WORDS: usize = 12;
+
+/// One group as read from a [`FlatIndex`].
+#[derive(Clone, Copy, Debug)]
+pub struct FlatGroup<'a> {
+    /// See [`key_parts`].
+    pub special: u8,
+    /// See [`key_parts`].
+    pub family: Option<Family>,
+    /// Every pattern starts with `^`.
+    pub anchored: bool,
+    /// Its command word (empty for none).
+    pub word: &'a str,
+    /// Its entries, as little-endian `u32` rule indices.
+    pub rules: &'a [u8],
+    /// Where its DFA parts are in the DFA blob (length 0: none shipped).
+    pub dfa: (u32, u32),
+}
+
+/// One entry's post-checks as read from a [`FlatIndex`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlatPost<'a> {
+    /// The forbidden-token regex and where its DFA is (length 0: none).
+    pub forbid: Option<(&'a str, (u32, u32))>,
+    /// The required-token regex, likewise.
+    pub require: Option<(&'a str, (u32, u32))>,
+    /// At most this many positional arguments after the subcommand.
+    pub max_args: Option<usize>,
+    /// At least this many.
+    pub min_args: Option<usize>,
+    /// How many subcommand words precede the counted arguments.
+    pub subcommand_len: usize,
+}
+
+fn family_code(f: Option<Family>) -> u32 {
+    f.map_or(255, |f| f as u32)
+}
+
+fn family_of(code: u32) -> Option<Family> {
+    match code {
+        0 => Some(Family::Destructive),
+        1 => Some(Family::Safe),
+        2 => Some(Family::Line),
+        _ => None,
+    }
+}
+
+/// The hash a group's key is filed under (FNV-1a over its parts).
+pub fn key_hash(special: u8, family: Option<Family>, word: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let head = [special, family_code(family) as u8];
+    for b in head.iter().chain(word.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// What [`write_index`] files for one group.
+pub struct IndexGroup<'a> {
+    /// See [`key_parts`].
+    pub special: u8,
+    /// See [`key_parts`].
+    pub family: Option<Family>,
+    /// Its command word (empty for none).
+    pub word: &'a str,
+    /// Every pattern starts with `^`.
+    pub anchored: bool,
+    /// Its rule indices.
+    pub rules: &'a [usize],
+    /// Where its DFA parts are in the DFA blob.
+    pub dfa: (u32, u32),
+}
+
+/// Writes a [`FlatIndex`].
+#[allow(dead_code)] // only build.rs writes one
+pub fn write_index(
+    rule_count: usize,
+    fingerprint: u64,
+    groups: &[IndexGroup],
+    globs: &[(Family, &str)],
+    posts: &[Option<FlatPost>],
+) -> Vec<u8> {
+    let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let table = (groups.len() * 2).next_power_of_two().max(2);
+    let words = HEADER
+        + groups.len() * GROUP_WORDS
+        + table
+        + globs.len() * GLOB_WORDS
+        + posts.len() * POST_WORDS;
+    let mut head: Vec<u32> = Vec::with_capacity(words);
+    let mut data: Vec<u8> = Vec::new();
+    let base = words * 4;
+    let put = |data: &mut Vec<u8>, bytes: &[u8]| -> (u32, u32) {
+        let at = u(base + data.len());
+        data.extend_from_slice(bytes);
+        (at, u(bytes.len()))
+    };
+    head.extend([
+        u(groups.len()),
+        u(table),
+        u(globs.len()),
+        u(posts.len()),
+        u(rule_count),
+        fingerprint as u32,
+        (fingerprint >> 32) as u32,
+    ]);
+    let mut slots = vec![0u32; table];
+    for (i, g) in groups.iter().enumerate() {
+        let word = put(&mut data, g.word.as_bytes());
+        let rule_bytes: Vec<u8> = g.rules.iter().flat_map(|&r| u(r).to_le_bytes()).collect();
+        let rules = put(&mut data, &rule_bytes);
+        head.extend([
+            u32::from(g.special),
+            family_code(g.family),
+            u32::from(g.anchored),
+            word.0,
+            word.1,
+            rules.0,
+            u(g.rules.len()),
+            g.dfa.0,
+            g.dfa.1,
+        ]);
+        let mut slot = (key_hash(g.special, g.family, g.word) as usize) & (table - 1);
+        while slots[slot] != 0 {
+            slot = (slot + 1) & (table - 1);
+        }
+        slots[slot] = u(i + 1);
+    }
+    head.extend(slots);
+    for (family, glob) in globs {
+        let at = put(&mut data, glob.as_bytes());
+        head.extend([*family as u32, at.0, at.1]);
+    }
+    for post in posts {
+        let Some(p) = post else {
+            head.extend([0u32; POST_WORDS]);
+            continue;
+        };
+        let mut flags = 1;
+        let mut check = |data: &mut Vec<u8>, c: Option<(&str, (u32, u32))>, bit: u32| {
+            let Some((src, dfa)) = c else {
+                return [0u32; 4];
+            };
+            flags |= bit;
+            let text = put(data, src.as_bytes());
+            [text.0, text.1, dfa.0, dfa.1]
+        };
+        let forbid = check(&mut data, p.forbid, 2);
+        let require = check(&mut data, p.require, 4);
+        if p.max_args.is_some() {
+            flags |= 8;
+        }
+        if p.min_args.is_some() {
+            flags |= 16;
+        }
+        head.extend([
+            flags,
+            u(p.subcommand_len),
+            u(p.max_args.unwrap_or(0)),
+            u(p.min_args.unwrap_or(0)),
+        ]);
+        head.extend(forbid);
+        head.extend(require);
+    }
+    let mut out: Vec<u8> = head.iter().flat_map(|w| w.to_le_bytes()).collect();
+    out.extend(data);
+    out
+}
+
+impl<'a> FlatIndex<'a> {
+    /// Reads the header; `None` if the bytes are too short for what it
+    /// announces.
+    pub fn new(bytes: &'a [u8]) -> Option<FlatIndex<'a>> {
+        let word = |i: usize| word_at(bytes, i * 4).map(|w| w as usize);
+        let index = FlatIndex {
+            bytes,
+            groups: word(0)?,
+            table: word(1)?,
+            globs: word(2)?,
+            posts: word(3)?,
+        };
+        let words = HEADER
+            + index.groups * GROUP_WORDS
+            + index.table
+            + index.globs * GLOB_WORDS
+            + index.posts * POST_WORDS;
+        (bytes.len() >= words * 4 && index.table.is_power_of_two()).then_some(index)
+    }
+
+    /// How many entries the taxonomy had, and its fingerprint.
+    pub fn taxonomy(&self) -> Option<(usize, u64)> {
+        let count = self.word(4)? as usize;
+        let fingerprint = u64::from(self.word(5)?) | (u64::from(self.word(6)?) << 32);
+        Some((count, fingerprint))
+    }
+
+    fn word(&self, i: usize) -> Option<u32> {
+        word_at(self.bytes, i * 4)
+    }
+
+    fn slice(&self, at: u32, len: u32) -> Option<&'a [u8]> {
+        let at = at as usize;
+        self.bytes.get(at..at.checked_add(len as usize)?)
+    }
+
+    /// How many groups it holds.
+    pub fn group_count(&self) -> usize {
+        self.groups
+    }
+
+    /// Group `i`.
+    pub fn group(&self, i: usize) -> Option<FlatGroup<'a>> {
+        let w = |k: usize| self.word(HEADER + i * GROUP_WORDS + k);
+        if i >= self.groups {
+            return None;
+        }
+        let word = std::str::from_utf8(self.slice(w(3)?, w(4)?)?).ok()?;
+        Some(FlatGroup {
+            special: u8::try_from(w(0)?).ok()?,
+            family: family_of(w(1)?),
+            anchored: w(2)? != 0,
+            word,
+            rules: self.slice(w(5)?, w(6)?.checked_mul(4)?)?,
+            dfa: (w(7)?, w(8)?),
+        })
+    }
+
+    /// The group filed under a key, if any, with its number.
+    pub fn find(
+        &self,
+        special: u8,
+        family: Option<Family>,
+        word: &str,
+    ) -> Option<(usize, FlatGroup<'a>)> {
+        let table = HEADER + self.groups * GROUP_WORDS;
+        let mask = self.table - 1;
+        let mut slot = (key_hash(special, family, word) as usize) & mask;
+        for _ in 0..self.table {
+            let entry = (self.word(table + slot)? as usize).checked_sub(1)?;
+            let group = self.group(entry)?;
+            if group.special == special && group.family == family && group.word == word {
+                return Some((entry, group));
+            }
+            slot = (slot + 1) & mask;
+        }
+        None
+    }
+
+    /// Every glob word.
+    pub fn globs(&self) -> impl Iterator<Item = (Family, &'a str)> + '_ {
+        let start = HEADER + self.groups * GROUP_WORDS + self.table;
+        (0..self.globs).filter_map(move |i| {
+            let w = |k: usize| self.word(start + i * GLOB_WORDS + k);
+            let family = family_of(w(0)?)?;
+            let glob = std::str::from_utf8(self.slice(w(1)?, w(2)?)?).ok()?;
+            Some((family, glob))
+        })
+    }
+
+    /// Entry `rule`'s post-checks, when they were shipped.
+    pub fn post(&self, rule: usize) -> Option<FlatPost<'a>> {
+        if rule >= self.posts {
+            return None;
+        }
+        let start = HEADER + self.groups * GROUP_WORDS + self.table + self.globs * GLOB_WORDS;
+        let w = |k: usize| self.word(start + rule * POST_WORDS + k);
+        let flags = w(0)?;
+        if flags & 1 == 0 {
+            return None;
+        }
+        let check = |bit: u32, k: usize| -> Option<Option<(&'a str, (u32, u32))>> {
+            if flags & bit == 0 {
+                return Some(None);
+            }
+            let text = std::str::from_utf8(self.slice(w(k)?, w(k + 1)?)?).ok()?;
+            Some(Some((text, (w(k + 2)?, w(k + 3)?))))
+        };
+        Some(FlatPost {
+            subcommand_len: w(1)? as usize,
+            max_args: (flags & 8 != 0).then_some(w(2)? as usize),
+            min_args: (flags & 16 != 0).then_some(w(3)? as usize),
+            forbid: check(2, 4)?,
+            require: check(4, 8)?,
+        })
+    }
+}
+
+fn word_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let mut le = [0u8; 4];
+    le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
+    Some(u32::from_le_bytes(le))
 }
