@@ -58,7 +58,7 @@ pub enum Command {
     },
     /// Classify many commands: one per line (or JSONL), JSONL or a summary
     /// out.
-    Scan(scan::ScanArgs),
+    Scan(Deferred<scan::ScanArgs>),
     /// Check labelled expectations (JSONL) and report every failure.
     Check {
         /// Corpus files, one JSON object per line.
@@ -68,13 +68,13 @@ pub enum Command {
     /// Answer one agent hook payload on stdin (Claude Code, Codex, Gemini
     /// CLI, docker-agent): always a well-formed answer, fail-closed on bad
     /// input.
-    Hook(hook::HookArgs),
+    Hook(Deferred<hook::HookArgs>),
     /// Run a side-effecting command at most once under an action-guard
     /// policy; inspect, reconcile or resolve what happened.
-    Action(action::ActionArgs),
+    Action(Deferred<action::ActionArgs>),
     /// List, show, add and remove profiles (safety modes, automation and
     /// action-class profiles, custom `namespace/name` ones).
-    Profile(profile::ProfileArgs),
+    Profile(Deferred<profile::ProfileArgs>),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -87,9 +87,65 @@ pub enum Command {
 }
 
 /// Runs the command line and maps errors to exit code 2.
+/// A subcommand's arguments, declared to clap only when that subcommand
+/// runs (or its help is shown): a hook process then pays for building its
+/// own options, not for every other subcommand's.
+#[derive(Debug)]
+pub struct Deferred<T>(pub T);
+
+impl<T: clap::Args> clap::Args for Deferred<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(declare::<T>)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(declare_for_update::<T>)
+    }
+}
+
+/// Declares `T`'s arguments, keeping the subcommand's own description (the
+/// arguments' type has one too, which would otherwise replace it).
+fn declare<T: clap::Args>(cmd: clap::Command) -> clap::Command {
+    let about = (cmd.get_about().cloned(), cmd.get_long_about().cloned());
+    restore_about(T::augment_args(cmd), about)
+}
+
+/// [`declare`] for updates.
+fn declare_for_update<T: clap::Args>(cmd: clap::Command) -> clap::Command {
+    let about = (cmd.get_about().cloned(), cmd.get_long_about().cloned());
+    restore_about(T::augment_args_for_update(cmd), about)
+}
+
+fn restore_about(
+    cmd: clap::Command,
+    (about, long): (
+        Option<clap::builder::StyledStr>,
+        Option<clap::builder::StyledStr>,
+    ),
+) -> clap::Command {
+    let cmd = match about {
+        Some(about) => cmd.about(about),
+        None => cmd,
+    };
+    match long {
+        Some(long) => cmd.long_about(long),
+        None => cmd,
+    }
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+}
+
 pub fn main() -> ExitCode {
     let args = Args::parse();
-    if let Command::Hook(hook_args) = args.command {
+    if let Command::Hook(Deferred(hook_args)) = args.command {
         // The hook answers on every path, in its client's protocol: it does
         // not go through the generic error handling below.
         let taxonomy = args.taxonomy;
@@ -97,7 +153,7 @@ pub fn main() -> ExitCode {
         return ExitCode::from(hook::run(load, hook_args));
     }
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    if let Command::Action(action_args) = args.command {
+    if let Command::Action(Deferred(action_args)) = args.command {
         // Its own exit statuses (see `cli::action`).
         return match action::run(action_args, &mut out) {
             Ok(code) => match out.flush() {
@@ -107,7 +163,7 @@ pub fn main() -> ExitCode {
             Err(e) => finish(Err(e), &mut out),
         };
     }
-    if let Command::Profile(profile_args) = args.command {
+    if let Command::Profile(Deferred(profile_args)) = args.command {
         // Profiles need no classifier.
         return finish(profile::run(profile_args, &mut out), &mut out);
     }
@@ -148,7 +204,9 @@ fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
         Command::Classify { format, command } => {
             classify::run(classifier, format, &command, out).map(|()| true)
         }
-        Command::Scan(scan_args) => scan::run(classifier, scan_args, out).map(|failed| !failed),
+        Command::Scan(Deferred(scan_args)) => {
+            scan::run(classifier, scan_args, out).map(|failed| !failed)
+        }
         Command::Check { files } => check::run(classifier, &files, out),
         Command::Explain { format, command } => {
             explain::run(classifier, format, &command.join(" "), out).map(|()| true)
