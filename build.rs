@@ -86,6 +86,7 @@ fn main() {
                 .collect()
         })
         .collect();
+    let mut packer = schema::Packer::default();
     for ((path, rules), raws) in parsed.iter().zip(&encoded) {
         let entries = rules
             .destructive
@@ -93,29 +94,28 @@ fn main() {
             .map(|r| (false, r))
             .chain(rules.safe.iter().map(|r| (true, r)));
         let mut file = schema::BundledRules {
-            path,
+            path: packer.span(path),
             rules: Vec::new(),
         };
         for ((safe, raw), encoded) in entries.zip(raws) {
             let kind = generate::kind_of(raw);
             let structured = kind == generate::RuleKind::Command;
+            let pattern = raw
+                .sql
+                .as_deref()
+                .or(raw.code.as_deref())
+                .or(raw.regex.as_deref())
+                .filter(|_| !structured);
             file.rules.push(schema::BundledRule {
                 kind,
                 safe,
                 line: lines.next().unwrap_or(0),
-                id: &raw.id,
-                category: &raw.category,
-                blast_radius: raw.blast_radius.as_deref(),
-                reason: &raw.reason,
-                command: raw.command.iter().map(String::as_str).collect(),
-                pattern: (!structured)
-                    .then(|| {
-                        raw.sql
-                            .as_deref()
-                            .or(raw.code.as_deref())
-                            .or(raw.regex.as_deref())
-                    })
-                    .flatten(),
+                id: packer.span(&raw.id),
+                category: packer.span(&raw.category),
+                blast_radius: raw.blast_radius.as_deref().map(|b| packer.span(b)),
+                reason: packer.span(&raw.reason),
+                command: packer.list(&raw.command),
+                pattern: pattern.map(|p| packer.span(p)),
                 raw: encoded,
             });
         }
@@ -125,7 +125,9 @@ fn main() {
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
     let _ = std::fs::write(out.join("automata.index"), index);
     let _ = std::fs::write(out.join("automata.dfa"), dfas);
-    bundle.commands = commands.as_ref().map(schema::CommandsFile::view);
+    bundle.commands = commands.as_ref().map(|c| packer.commands(c));
+    bundle.text = &packer.text;
+    bundle.lists = &packer.lists;
     let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
 }

@@ -168,26 +168,32 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             "a file did not convert at build time; run `cargo test` to see which".into(),
         ));
     }
+    let cut = || broken("the embedded taxonomy points outside itself".into());
     let mut tax = Taxonomy::default();
-    if let Some(commands) = &bundle.commands {
-        load_commands(COMMANDS_FILE, "", commands, Cow::Borrowed, &mut tax, false)?;
+    if let Some(packed) = &bundle.commands {
+        let commands = bundle.commands_view(packed).ok_or_else(cut)?;
+        load_commands(COMMANDS_FILE, "", &commands, Cow::Borrowed, &mut tax, false)?;
     }
     let count = bundle.rule_files.iter().map(|f| f.rules.len()).sum();
     tax.rules.reserve_exact(count);
-    for file in bundle.rule_files {
-        for r in file.rules {
-            let blast_radius = match (r.safe, r.blast_radius.map(BlastRadius::parse)) {
+    for file in &bundle.rule_files {
+        let path = bundle.str(file.path).ok_or_else(cut)?;
+        for r in &file.rules {
+            let text = |span| bundle.str(span).ok_or_else(cut);
+            let id = text(r.id)?;
+            let blast_radius = match (r.safe, r.blast_radius.map(text).transpose()?) {
                 (true, _) => BlastRadius::Safe,
-                (false, Some(Some(radius))) => radius,
-                (false, _) => {
-                    return Err(broken(format!("entry `{}` has no blast radius", r.id)));
+                (false, Some(radius)) => BlastRadius::parse(radius)
+                    .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?,
+                (false, None) => {
+                    return Err(broken(format!("entry `{id}` has no blast radius")));
                 }
             };
             let compiled = OnceLock::new();
             let deferred = match r.pattern {
                 Some(pattern) => {
                     let _ = compiled.set(Ok(Compiled {
-                        pattern: pattern.to_string(),
+                        pattern: text(pattern)?.to_string(),
                         tail: None,
                         post: PostCheck::default(),
                     }));
@@ -195,20 +201,21 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
                 }
                 None => Some(Deferred::Encoded(r.raw)),
             };
+            let commands = bundle.list(r.command).ok_or_else(cut)?;
             tax.rules.push(Rule {
-                id: Cow::Borrowed(r.id),
+                id: Cow::Borrowed(id),
                 class: if r.safe {
                     Class::Safe
                 } else {
                     Class::Destructive
                 },
-                category: Cow::Borrowed(r.category),
+                category: Cow::Borrowed(text(r.category)?),
                 blast_radius,
-                reason: Cow::Borrowed(r.reason),
-                file: Cow::Borrowed(file.path),
+                reason: Cow::Borrowed(text(r.reason)?),
+                file: Cow::Borrowed(path),
                 line: r.line,
-                kind: r.kind,
-                commands: r.command.iter().map(|c| c.to_string()).collect(),
+                kind: r.kind.clone(),
+                commands: commands.into_iter().map(String::from).collect(),
                 examples: Vec::new(),
                 near_misses: Vec::new(),
                 compiled,

@@ -184,28 +184,38 @@ pub struct RawWrapper {
 
 /// The embedded taxonomy as `build.rs` stores it in the binary: the files
 /// already parsed and checked against this schema, without examples, in
-/// postcard's compact binary form, read at run time without copying its
-/// text. A hook runs as a fresh process for every tool call; decoding this
-/// costs a small fraction of parsing TOML or JSON.
+/// postcard's compact binary form. All its text sits in one string,
+/// checked once, that entries point into, and the lists of words in one
+/// table read in place: a hook runs as a fresh process for every tool call,
+/// and this decodes in a small fraction of the time TOML or JSON takes.
 #[derive(Debug, Default, Deserialize, Serialize)]
 pub struct Bundle<'a> {
     /// How many `.toml` files were found, converted or not: a file that did
     /// not parse at build time is missing from `rule_files`, and the loader
     /// refuses a bundle that lost one.
     pub files_seen: usize,
+    /// Every string of the bundle, end to end.
+    pub text: &'a str,
+    /// Lists of strings: each item a [`Span`] as two little-endian `u32`s.
+    pub lists: &'a [u8],
     /// `commands.toml`, if it parsed.
-    #[serde(borrow)]
-    pub commands: Option<CommandsView<'a>>,
+    pub commands: Option<PackedCommands>,
     /// Each rule file that parsed, in path order.
     #[serde(borrow)]
     pub rule_files: Vec<BundledRules<'a>>,
 }
 
+/// Where a string is in [`Bundle::text`]: offset and length.
+pub type Span = (u32, u32);
+
+/// Where a list is in [`Bundle::lists`]: first item and count.
+pub type List = (u32, u32);
+
 /// One rule file in a [`Bundle`].
 #[derive(Debug, Default, Deserialize, Serialize)]
 pub struct BundledRules<'a> {
     /// Its path relative to the taxonomy root.
-    pub path: &'a str,
+    pub path: Span,
     /// Its entries: destructive first, then safe, each in file order.
     #[serde(borrow)]
     pub rules: Vec<BundledRule<'a>>,
@@ -220,22 +230,201 @@ pub struct BundledRule<'a> {
     /// The line of its `id`.
     pub line: usize,
     /// As in [`RawRule`].
-    pub id: &'a str,
+    pub id: Span,
     /// As in [`RawRule`].
-    pub category: &'a str,
+    pub category: Span,
     /// As in [`RawRule`].
-    pub blast_radius: Option<&'a str>,
+    pub blast_radius: Option<Span>,
     /// As in [`RawRule`].
-    pub reason: &'a str,
+    pub reason: Span,
     /// As in [`RawRule`].
-    #[serde(borrow)]
-    pub command: Vec<&'a str>,
+    pub command: List,
     /// What it looks at.
     pub kind: RuleKind,
     /// Its `sql`, `code` or `regex`, if it has one and no structured shape.
-    pub pattern: Option<&'a str>,
+    pub pattern: Option<Span>,
     /// The whole [`RawRule`] (examples left out) in postcard form.
     pub raw: &'a [u8],
+}
+
+/// `commands.toml` in a [`Bundle`] (see [`CommandsView`]).
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct PackedCommands {
+    /// Per command path: value flags, long single dash, ignore flags, alias.
+    pub command: Vec<(Span, List, bool, List, Option<Span>)>,
+    /// Per wrapper: names, value flags, skipped positionals, assignments,
+    /// keeps safe, joins, lookup flags, unsafe flags, string flag, split
+    /// flag.
+    #[allow(clippy::type_complexity)]
+    pub wrapper: Vec<PackedWrapper>,
+    /// Named shapes.
+    pub shape: Vec<(Span, Span)>,
+}
+
+/// A wrapper in [`PackedCommands`].
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct PackedWrapper {
+    pub names: List,
+    pub value_flags: List,
+    pub skip_positionals: usize,
+    pub assignments: bool,
+    pub keeps_safe: bool,
+    pub joins: bool,
+    pub lookup_flags: List,
+    pub unsafe_flags: List,
+    pub string_flag: Option<Span>,
+    pub split_flag: Option<Span>,
+}
+
+/// Builds a [`Bundle`]'s text and lists (in `build.rs`).
+#[derive(Debug, Default)]
+#[allow(dead_code)] // only build.rs packs (and the tests)
+pub struct Packer {
+    /// See [`Bundle::text`].
+    pub text: String,
+    /// See [`Bundle::lists`].
+    pub lists: Vec<u8>,
+}
+
+#[allow(dead_code)]
+fn u32_of(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[allow(dead_code)]
+impl Packer {
+    /// Stores a string.
+    pub fn span(&mut self, s: &str) -> Span {
+        let at = u32_of(self.text.len());
+        self.text.push_str(s);
+        (at, u32_of(s.len()))
+    }
+
+    /// Stores a list of strings.
+    pub fn list<S: AsRef<str>>(&mut self, items: &[S]) -> List {
+        let first = u32_of(self.lists.len() / 8);
+        for item in items {
+            let (at, len) = self.span(item.as_ref());
+            self.lists.extend_from_slice(&at.to_le_bytes());
+            self.lists.extend_from_slice(&len.to_le_bytes());
+        }
+        (first, u32_of(items.len()))
+    }
+
+    /// `commands.toml` packed.
+    pub fn commands(&mut self, file: &CommandsFile) -> PackedCommands {
+        PackedCommands {
+            command: file
+                .command
+                .iter()
+                .map(|(path, spec)| {
+                    (
+                        self.span(path),
+                        self.list(&spec.value_flags),
+                        spec.long_single_dash,
+                        self.list(&spec.ignore_flags),
+                        spec.alias.as_deref().map(|a| self.span(a)),
+                    )
+                })
+                .collect(),
+            wrapper: file
+                .wrapper
+                .iter()
+                .map(|w| PackedWrapper {
+                    names: self.list(&w.names),
+                    value_flags: self.list(&w.value_flags),
+                    skip_positionals: w.skip_positionals,
+                    assignments: w.assignments,
+                    keeps_safe: w.keeps_safe,
+                    joins: w.joins,
+                    lookup_flags: self.list(&w.lookup_flags),
+                    unsafe_flags: self.list(&w.unsafe_flags),
+                    string_flag: w.string_flag.as_deref().map(|f| self.span(f)),
+                    split_flag: w.split_flag.as_deref().map(|f| self.span(f)),
+                })
+                .collect(),
+            shape: file
+                .shape
+                .iter()
+                .map(|(k, v)| (self.span(k), self.span(v)))
+                .collect(),
+        }
+    }
+}
+
+impl<'a> Bundle<'a> {
+    /// A string; `None` if the span is not inside the text.
+    pub fn str(&self, (at, len): Span) -> Option<&'a str> {
+        let at = at as usize;
+        self.text.get(at..at.checked_add(len as usize)?)
+    }
+
+    /// An optional string: `Some(None)` when absent, `None` if the span is
+    /// not inside the text.
+    fn opt(&self, span: Option<Span>) -> Option<Option<&'a str>> {
+        match span {
+            Some(span) => self.str(span).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// A list of strings; `None` if any part lies outside the bundle.
+    pub fn list(&self, (first, count): List) -> Option<Vec<&'a str>> {
+        (first as usize..first as usize + count as usize)
+            .map(|i| {
+                let word = |k: usize| -> Option<u32> {
+                    let mut le = [0u8; 4];
+                    le.copy_from_slice(self.lists.get(k..k.checked_add(4)?)?);
+                    Some(u32::from_le_bytes(le))
+                };
+                self.str((word(i * 8)?, word(i * 8 + 4)?))
+            })
+            .collect()
+    }
+
+    /// `commands.toml` as the loader reads it.
+    pub fn commands_view(&self, packed: &PackedCommands) -> Option<CommandsView<'a>> {
+        Some(CommandsView {
+            command: packed
+                .command
+                .iter()
+                .map(
+                    |&(path, value_flags, long_single_dash, ignore_flags, alias)| {
+                        let spec = SpecView {
+                            value_flags: self.list(value_flags)?,
+                            long_single_dash,
+                            ignore_flags: self.list(ignore_flags)?,
+                            alias: self.opt(alias)?,
+                        };
+                        Some((self.str(path)?, spec))
+                    },
+                )
+                .collect::<Option<_>>()?,
+            wrapper: packed
+                .wrapper
+                .iter()
+                .map(|w| {
+                    Some(WrapperView {
+                        names: self.list(w.names)?,
+                        value_flags: self.list(w.value_flags)?,
+                        skip_positionals: w.skip_positionals,
+                        assignments: w.assignments,
+                        keeps_safe: w.keeps_safe,
+                        joins: w.joins,
+                        lookup_flags: self.list(w.lookup_flags)?,
+                        unsafe_flags: self.list(w.unsafe_flags)?,
+                        string_flag: self.opt(w.string_flag)?,
+                        split_flag: self.opt(w.split_flag)?,
+                    })
+                })
+                .collect::<Option<_>>()?,
+            shape: packed
+                .shape
+                .iter()
+                .map(|&(k, v)| Some((self.str(k)?, self.str(v)?)))
+                .collect::<Option<_>>()?,
+        })
+    }
 }
 
 /// `commands.toml` with its text borrowed: what the binary embeds, and what
@@ -325,5 +514,31 @@ impl CommandsFile {
                 .map(|(k, v)| (k.as_str(), v.as_str()))
                 .collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_text_and_lists_read_back() {
+        let mut p = Packer::default();
+        let id = p.span("rm-recursive");
+        let words = p.list(&["rm", "unlink", "é"]);
+        let empty = p.list::<&str>(&[]);
+        let bundle = Bundle {
+            text: &p.text,
+            lists: &p.lists,
+            ..Bundle::default()
+        };
+        assert_eq!(bundle.str(id), Some("rm-recursive"));
+        assert_eq!(bundle.list(words), Some(vec!["rm", "unlink", "é"]));
+        assert_eq!(bundle.list(empty), Some(vec![]));
+        // Spans outside the text, or splitting a character, are refused.
+        assert_eq!(bundle.str((0, 1000)), None);
+        let e = bundle.list(words).unwrap_or_default().concat().len();
+        assert_eq!(bundle.str((u32::try_from(e).unwrap_or(0) + 11, 1)), None);
+        assert_eq!(bundle.list((0, 99)), None);
     }
 }
