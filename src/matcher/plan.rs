@@ -49,7 +49,9 @@ pub struct Plan {
 }
 
 /// Files each entry, given as (kind, safe, command words) in rule order.
-pub fn plan<'a>(rules: impl IntoIterator<Item = (RuleKind, bool, &'a [String])>) -> Plan {
+pub fn plan<'a, S: AsRef<str> + 'a>(
+    rules: impl IntoIterator<Item = (RuleKind, bool, &'a [S])>,
+) -> Plan {
     let mut plan = Plan::default();
     for (i, (kind, safe, commands)) in rules.into_iter().enumerate() {
         let family = match kind {
@@ -69,7 +71,7 @@ pub fn plan<'a>(rules: impl IntoIterator<Item = (RuleKind, bool, &'a [String])>)
             }
             RuleKind::Regex => Family::Line,
         };
-        for alt in commands.iter().flat_map(|c| c.split('|')) {
+        for alt in commands.iter().flat_map(|c| c.as_ref().split('|')) {
             let key = if alt.contains('*') {
                 plan.globs.push((family, alt.to_string()));
                 GroupKey::Glob(family)
@@ -112,10 +114,12 @@ pub fn key_parts(key: &GroupKey) -> (u8, Option<Family>, &str) {
 /// A hash of the entries' ids and command words, in order (FNV-1a, 64-bit):
 /// cheap, stable across builds and platforms, and only a consistency check,
 /// not a security one.
-pub fn fingerprint<'a>(rules: impl IntoIterator<Item = (&'a str, &'a [String])>) -> u64 {
+pub fn fingerprint<'a, S: AsRef<str> + 'a>(
+    rules: impl IntoIterator<Item = (&'a str, &'a [S])>,
+) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for (id, commands) in rules {
-        let words = std::iter::once(id).chain(commands.iter().map(String::as_str));
+        let words = std::iter::once(id).chain(commands.iter().map(AsRef::as_ref));
         for word in words {
             for b in word.bytes().chain([0u8]) {
                 h ^= u64::from(b);

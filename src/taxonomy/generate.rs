@@ -76,12 +76,15 @@ pub fn group_pattern(word: Option<&str>, compiled: &Compiled) -> String {
 
 /// Generates a structured entry's regex and post-checks. `commands` are the
 /// entry's command words (the loader keeps them on the rule, not in `raw`).
-pub fn structured(
+pub fn structured<S: AsRef<str>>(
     safe: bool,
-    commands: &[String],
+    commands: &[S],
     raw: &RawRule,
     shapes: &BTreeMap<String, String>,
 ) -> Result<Compiled, (&'static str, String)> {
+    // Generating patterns is the cold path: a copy of the words is fine.
+    let commands: Vec<String> = commands.iter().map(|c| c.as_ref().to_string()).collect();
+    let commands = commands.as_slice();
     let shape = Shape {
         command: commands,
         subcommand: &raw.subcommand,

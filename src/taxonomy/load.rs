@@ -201,7 +201,10 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
                 }
                 None => Some(Deferred::Encoded(r.raw)),
             };
-            let commands = bundle.list(r.command).ok_or_else(cut)?;
+            let mut commands = Vec::with_capacity(r.command.1 as usize);
+            for word in bundle.words(r.command) {
+                commands.push(Cow::Borrowed(word.ok_or_else(cut)?));
+            }
             tax.rules.push(Rule {
                 id: Cow::Borrowed(id),
                 class: if r.safe {
@@ -215,7 +218,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
                 file: Cow::Borrowed(path),
                 line: r.line,
                 kind: r.kind.clone(),
-                commands: commands.into_iter().map(String::from).collect(),
+                commands,
                 examples: Vec::new(),
                 near_misses: Vec::new(),
                 compiled,
@@ -506,7 +509,10 @@ fn validate_rule(
         file: Cow::Owned(file.to_string()),
         line,
         kind,
-        commands: std::mem::take(&mut raw.command),
+        commands: std::mem::take(&mut raw.command)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect(),
         examples,
         near_misses,
         compiled,

@@ -36,7 +36,7 @@ pub struct Rule {
     pub kind: RuleKind,
     /// Command words the entry is scoped to (structured and scoped regex
     /// entries).
-    pub commands: Vec<String>,
+    pub commands: Vec<Cow<'static, str>>,
     /// Commands the rule must match.
     pub examples: Vec<String>,
     /// Commands the rule must not match.

@@ -369,17 +369,21 @@ impl<'a> Bundle<'a> {
     }
 
     /// A list of strings; `None` if any part lies outside the bundle.
-    pub fn list(&self, (first, count): List) -> Option<Vec<&'a str>> {
-        (first as usize..first as usize + count as usize)
-            .map(|i| {
-                let word = |k: usize| -> Option<u32> {
-                    let mut le = [0u8; 4];
-                    le.copy_from_slice(self.lists.get(k..k.checked_add(4)?)?);
-                    Some(u32::from_le_bytes(le))
-                };
-                self.str((word(i * 8)?, word(i * 8 + 4)?))
-            })
-            .collect()
+    pub fn list(&self, list: List) -> Option<Vec<&'a str>> {
+        self.words(list).collect()
+    }
+
+    /// A list's strings one by one; `None` for one that lies outside the
+    /// bundle.
+    pub fn words(&self, (first, count): List) -> impl Iterator<Item = Option<&'a str>> + '_ {
+        (first as usize..first as usize + count as usize).map(|i| {
+            let word = |k: usize| -> Option<u32> {
+                let mut le = [0u8; 4];
+                le.copy_from_slice(self.lists.get(k..k.checked_add(4)?)?);
+                Some(u32::from_le_bytes(le))
+            };
+            self.str((word(i * 8)?, word(i * 8 + 4)?))
+        })
     }
 
     /// `commands.toml` as the loader reads it.
