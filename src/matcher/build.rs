@@ -310,7 +310,8 @@ pub struct Matcher {
     /// post-checks, read in place.
     index: Option<FlatIndex<'static>>,
     /// Per shipped group: its state, made on first use.
-    slots: Vec<OnceLock<PatternGroup>>,
+    /// (Boxed: a process uses a handful of the hundreds of slots.)
+    slots: Vec<OnceLock<Box<PatternGroup>>>,
 }
 
 /// A yes/no check over a canonical form.
@@ -455,9 +456,13 @@ impl Matcher {
                 .and_then(|(i, g)| {
                     let slot = self.slots.get(i)?.get_or_init(|| {
                         let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
-                        PatternGroup::new(groups.globbed.what, Rules::Shipped(g.rules), dfa)
+                        Box::new(PatternGroup::new(
+                            groups.globbed.what,
+                            Rules::Shipped(g.rules),
+                            dfa,
+                        ))
                     });
-                    Some((Some(g.word), slot))
+                    Some((Some(g.word), slot.as_ref()))
                 }),
             None => groups
                 .by_word
