@@ -485,12 +485,17 @@ impl<'a> FlatIndex<'a> {
     ) -> Option<(usize, FlatGroup<'a>)> {
         let table = HEADER + self.groups * GROUP_WORDS;
         let mask = self.table - 1;
-        let mut slot = (key_hash(special, family, word) as usize) & mask;
+        let family = family_code(family);
+        let mut slot = (key_hash(special, family_of(family), word) as usize) & mask;
         for _ in 0..self.table {
             let entry = (self.word(table + slot)? as usize).checked_sub(1)?;
-            let group = self.group(entry)?;
-            if group.special == special && group.family == family && group.word == word {
-                return Some((entry, group));
+            // Compare the key's parts in place; decode only the match.
+            let base = HEADER + entry * GROUP_WORDS;
+            if self.word(base)? == u32::from(special)
+                && self.word(base + 1)? == family
+                && self.slice(self.word(base + 3)?, self.word(base + 4)?)? == word.as_bytes()
+            {
+                return Some((entry, self.group(entry)?));
             }
             slot = (slot + 1) & mask;
         }
