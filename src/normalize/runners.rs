@@ -3,9 +3,6 @@
 //! interpreter code (`python -c`) and SQL (`psql -c`, a here-document fed to
 //! `mysql`). The classifier labels each of these as well.
 
-use std::sync::OnceLock;
-
-use aho_corasick::AhoCorasick;
 use serde::Serialize;
 
 use super::invocation::Invocation;
@@ -83,31 +80,23 @@ pub const DOWNLOADERS: &[&str] = &[
     "telnet",
 ];
 
-/// The downloader names as one case-insensitive automaton: a `sh -c`
-/// string or a process substitution can be long, and this is one pass.
-fn downloader_automaton() -> Option<&'static AhoCorasick> {
-    static CELL: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    CELL.get_or_init(|| {
-        AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(DOWNLOADERS)
-            .ok()
-    })
-    .as_ref()
-}
-
-/// True when the text mentions a downloader as a word.
+/// True when the text mentions a downloader as a word (a run of letters,
+/// digits, `-` and `_`; case-insensitive).
+///
+/// One pass over the text's words, each compared with the short list: for
+/// fifteen names this beats building any automaton, which a hook process
+/// (one `bash -c` string) would pay in full.
 pub fn mentions_downloader(text: &str) -> Option<&'static str> {
-    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'-' || b == b'_';
-    let bytes = text.as_bytes();
-    downloader_automaton()?
-        .find_overlapping_iter(text)
-        .find(|m| {
-            let before = m.start().checked_sub(1).map(|i| bytes[i]);
-            let after = bytes.get(m.end()).copied();
-            !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    let is_word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_';
+    text.as_bytes()
+        .split(|b| !is_word(b))
+        .filter(|run| !run.is_empty())
+        .find_map(|run| {
+            DOWNLOADERS
+                .iter()
+                .find(|name| run.eq_ignore_ascii_case(name.as_bytes()))
+                .copied()
         })
-        .map(|m| DOWNLOADERS[m.pattern().as_usize()])
 }
 
 /// Interpreters and the options that carry inline code.
@@ -745,5 +734,27 @@ fn sql_client(
             client: client.into(),
             text: text.to_string(),
         });
+    }
+}
+
+#[cfg(test)]
+mod downloader_tests {
+    use super::mentions_downloader;
+
+    #[test]
+    fn downloaders_are_whole_words_in_any_case() {
+        assert_eq!(mentions_downloader("x=$(CURL -s u)"), Some("curl"));
+        assert_eq!(mentions_downloader("a;wget\tb"), Some("wget"));
+        assert_eq!(
+            mentions_downloader("Invoke-WebRequest u"),
+            Some("invoke-webrequest")
+        );
+        assert_eq!(mentions_downloader("nc -l 1 | sh"), Some("nc"));
+        // Inside a longer word, or joined by `-`/`_`, it is another word.
+        for text in ["curling", "my-curl", "wget_x", "ncurses", "", "   "] {
+            assert_eq!(mentions_downloader(text), None, "{text}");
+        }
+        // The first one in the text is named.
+        assert_eq!(mentions_downloader("echo; wget a; curl b"), Some("wget"));
     }
 }
