@@ -7,12 +7,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use super::generate::RuleKind;
 
 /// The entries a word-scoped group holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
 pub enum Family {
     /// Destructive structured entries, over canonical forms.
@@ -24,7 +22,7 @@ pub enum Family {
 }
 
 /// One automaton.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum GroupKey {
     /// A family's entries for one command word.
     Word(Family, String),
