@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
 use super::model::{CommandSpec, Deferred, Rule, Taxonomy, Wrapper};
-use super::schema::{Bundle, CommandsFile, CommandsView, RawRule, RuleFile};
+use super::schema::{Bundle, CommandsFile, CommandsView, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
 
@@ -281,15 +281,15 @@ fn load_commands<'a>(
             tax.command_parents.insert(words[..n].join(" "));
         }
     }
-    let set = |v: &[&'a str]| v.iter().map(|s| own(s)).collect();
+    let set = |v: Words<'a>| v.iter().map(&own).collect();
     tax.commands.reserve(parsed.command.len());
     for (path, spec) in &parsed.command {
         tax.commands.insert(
             own(path),
             CommandSpec {
-                value_flags: set(&spec.value_flags),
+                value_flags: set(spec.value_flags),
                 long_single_dash: spec.long_single_dash,
-                ignore_flags: set(&spec.ignore_flags),
+                ignore_flags: set(spec.ignore_flags),
                 alias: spec
                     .alias
                     .map(|a| a.split_whitespace().map(String::from).collect()),
@@ -308,17 +308,17 @@ fn load_commands<'a>(
         };
         let wrapper = Arc::new(Wrapper {
             name: own(first),
-            value_flags: set(&raw.value_flags),
+            value_flags: set(raw.value_flags),
             skip_positionals: raw.skip_positionals,
             assignments: raw.assignments,
             keeps_safe: raw.keeps_safe,
             joins: raw.joins,
-            lookup_flags: set(&raw.lookup_flags),
-            unsafe_flags: set(&raw.unsafe_flags),
+            lookup_flags: set(raw.lookup_flags),
+            unsafe_flags: set(raw.unsafe_flags),
             string_flag: raw.string_flag.map(&own),
             split_flag: raw.split_flag.map(&own),
         });
-        for name in &raw.names {
+        for name in raw.names.iter() {
             tax.wrappers.insert(own(name), Arc::clone(&wrapper));
         }
     }

@@ -354,9 +354,8 @@ impl Packer {
 
 impl<'a> Bundle<'a> {
     /// A string; `None` if the span is not inside the text.
-    pub fn str(&self, (at, len): Span) -> Option<&'a str> {
-        let at = at as usize;
-        self.text.get(at..at.checked_add(len as usize)?)
+    pub fn str(&self, span: Span) -> Option<&'a str> {
+        text_at(self.text, span)
     }
 
     /// An optional string: `Some(None)` when absent, `None` if the span is
@@ -368,22 +367,23 @@ impl<'a> Bundle<'a> {
         }
     }
 
-    /// A list of strings; `None` if any part lies outside the bundle.
-    pub fn list(&self, list: List) -> Option<Vec<&'a str>> {
-        self.words(list).collect()
-    }
-
     /// A list's strings one by one; `None` for one that lies outside the
     /// bundle.
-    pub fn words(&self, (first, count): List) -> impl Iterator<Item = Option<&'a str>> + '_ {
-        (first as usize..first as usize + count as usize).map(|i| {
-            let word = |k: usize| -> Option<u32> {
-                let mut le = [0u8; 4];
-                le.copy_from_slice(self.lists.get(k..k.checked_add(4)?)?);
-                Some(u32::from_le_bytes(le))
-            };
-            self.str((word(i * 8)?, word(i * 8 + 4)?))
-        })
+    pub fn words(&self, (first, count): List) -> impl Iterator<Item = Option<&'a str>> {
+        let (text, lists) = (self.text, self.lists);
+        (first as usize..first as usize + count as usize)
+            .map(move |i| text_at(text, span_at(lists, i)?))
+    }
+
+    /// A packed list as [`Words`], once every word of it is checked.
+    fn checked(&self, list: List) -> Option<Words<'a>> {
+        self.words(list)
+            .all(|w| w.is_some())
+            .then_some(Words::Packed {
+                text: self.text,
+                lists: self.lists,
+                list,
+            })
     }
 
     /// `commands.toml` as the loader reads it.
@@ -395,9 +395,9 @@ impl<'a> Bundle<'a> {
                 .map(
                     |&(path, value_flags, long_single_dash, ignore_flags, alias)| {
                         let spec = SpecView {
-                            value_flags: self.list(value_flags)?,
+                            value_flags: self.checked(value_flags)?,
                             long_single_dash,
-                            ignore_flags: self.list(ignore_flags)?,
+                            ignore_flags: self.checked(ignore_flags)?,
                             alias: self.opt(alias)?,
                         };
                         Some((self.str(path)?, spec))
@@ -409,14 +409,14 @@ impl<'a> Bundle<'a> {
                 .iter()
                 .map(|w| {
                     Some(WrapperView {
-                        names: self.list(w.names)?,
-                        value_flags: self.list(w.value_flags)?,
+                        names: self.checked(w.names)?,
+                        value_flags: self.checked(w.value_flags)?,
                         skip_positionals: w.skip_positionals,
                         assignments: w.assignments,
                         keeps_safe: w.keeps_safe,
                         joins: w.joins,
-                        lookup_flags: self.list(w.lookup_flags)?,
-                        unsafe_flags: self.list(w.unsafe_flags)?,
+                        lookup_flags: self.checked(w.lookup_flags)?,
+                        unsafe_flags: self.checked(w.unsafe_flags)?,
                         string_flag: self.opt(w.string_flag)?,
                         split_flag: self.opt(w.split_flag)?,
                     })
@@ -431,66 +431,123 @@ impl<'a> Bundle<'a> {
     }
 }
 
-/// `commands.toml` with its text borrowed: what the binary embeds, and what
-/// the loader reads for both the embedded taxonomy and a file on disk.
-#[derive(Debug, Default, Deserialize, Serialize)]
+/// A string of a bundle's text; `None` if the span is not inside it.
+fn text_at(text: &str, (at, len): Span) -> Option<&str> {
+    let at = at as usize;
+    text.get(at..at.checked_add(len as usize)?)
+}
+
+/// Item `i` of a bundle's lists.
+fn span_at(lists: &[u8], i: usize) -> Option<Span> {
+    let word = |k: usize| -> Option<u32> {
+        let mut le = [0u8; 4];
+        le.copy_from_slice(lists.get(k..k.checked_add(4)?)?);
+        Some(u32::from_le_bytes(le))
+    };
+    Some((word(i * 8)?, word(i * 8 + 4)?))
+}
+
+/// `commands.toml` with its text borrowed: what the loader reads, for the
+/// embedded taxonomy and for a file on disk alike.
+#[derive(Debug, Default)]
 pub struct CommandsView<'a> {
     /// As in [`CommandsFile::command`].
-    #[serde(borrow)]
     pub command: Vec<(&'a str, SpecView<'a>)>,
     /// As in [`CommandsFile::wrapper`].
-    #[serde(borrow)]
     pub wrapper: Vec<WrapperView<'a>>,
     /// As in [`CommandsFile::shape`].
-    #[serde(borrow)]
     pub shape: Vec<(&'a str, &'a str)>,
 }
 
 /// [`RawCommandSpec`] with its text borrowed.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default)]
 pub struct SpecView<'a> {
-    #[serde(borrow)]
-    pub value_flags: Vec<&'a str>,
+    pub value_flags: Words<'a>,
     pub long_single_dash: bool,
-    #[serde(borrow)]
-    pub ignore_flags: Vec<&'a str>,
+    pub ignore_flags: Words<'a>,
     pub alias: Option<&'a str>,
 }
 
 /// [`RawWrapper`] with its text borrowed.
-#[derive(Debug, Default, Deserialize, Serialize)]
+#[derive(Debug, Default)]
 pub struct WrapperView<'a> {
-    #[serde(borrow)]
-    pub names: Vec<&'a str>,
-    #[serde(borrow)]
-    pub value_flags: Vec<&'a str>,
+    pub names: Words<'a>,
+    pub value_flags: Words<'a>,
     pub skip_positionals: usize,
     pub assignments: bool,
     pub keeps_safe: bool,
     pub joins: bool,
-    #[serde(borrow)]
-    pub lookup_flags: Vec<&'a str>,
-    #[serde(borrow)]
-    pub unsafe_flags: Vec<&'a str>,
+    pub lookup_flags: Words<'a>,
+    pub unsafe_flags: Words<'a>,
     pub string_flag: Option<&'a str>,
     pub split_flag: Option<&'a str>,
+}
+
+/// A list of words, read where it is: in a parsed file, or packed in a
+/// [`Bundle`] (whose spans [`Bundle::commands_view`] has checked).
+#[derive(Clone, Copy, Debug)]
+pub enum Words<'a> {
+    /// From a parsed file.
+    Parsed(&'a [String]),
+    /// In a bundle's text and lists.
+    Packed {
+        /// The bundle's text.
+        text: &'a str,
+        /// The bundle's lists.
+        lists: &'a [u8],
+        /// Which list.
+        list: List,
+    },
+}
+
+impl Default for Words<'_> {
+    fn default() -> Self {
+        Words::Parsed(&[])
+    }
+}
+
+impl<'a> Words<'a> {
+    /// The words in order.
+    pub fn iter(self) -> impl Iterator<Item = &'a str> {
+        let count = match self {
+            Words::Parsed(v) => v.len(),
+            Words::Packed { list, .. } => list.1 as usize,
+        };
+        // Every index below the count holds a word (packed lists are
+        // checked when the view is made), so the length is known up front.
+        (0..count).map(move |i| self.get(i).unwrap_or_default())
+    }
+
+    /// The first word.
+    pub fn first(self) -> Option<&'a str> {
+        self.get(0)
+    }
+
+    fn get(self, i: usize) -> Option<&'a str> {
+        match self {
+            Words::Parsed(v) => v.get(i).map(String::as_str),
+            Words::Packed { text, lists, list } => {
+                if i >= list.1 as usize {
+                    return None;
+                }
+                text_at(text, span_at(lists, list.0 as usize + i)?)
+            }
+        }
+    }
 }
 
 impl CommandsFile {
     /// The file with its text borrowed.
     pub fn view(&self) -> CommandsView<'_> {
-        fn strs(v: &[String]) -> Vec<&str> {
-            v.iter().map(String::as_str).collect()
-        }
         CommandsView {
             command: self
                 .command
                 .iter()
                 .map(|(path, spec)| {
                     let view = SpecView {
-                        value_flags: strs(&spec.value_flags),
+                        value_flags: Words::Parsed(&spec.value_flags),
                         long_single_dash: spec.long_single_dash,
-                        ignore_flags: strs(&spec.ignore_flags),
+                        ignore_flags: Words::Parsed(&spec.ignore_flags),
                         alias: spec.alias.as_deref(),
                     };
                     (path.as_str(), view)
@@ -500,14 +557,14 @@ impl CommandsFile {
                 .wrapper
                 .iter()
                 .map(|w| WrapperView {
-                    names: strs(&w.names),
-                    value_flags: strs(&w.value_flags),
+                    names: Words::Parsed(&w.names),
+                    value_flags: Words::Parsed(&w.value_flags),
                     skip_positionals: w.skip_positionals,
                     assignments: w.assignments,
                     keeps_safe: w.keeps_safe,
                     joins: w.joins,
-                    lookup_flags: strs(&w.lookup_flags),
-                    unsafe_flags: strs(&w.unsafe_flags),
+                    lookup_flags: Words::Parsed(&w.lookup_flags),
+                    unsafe_flags: Words::Parsed(&w.unsafe_flags),
                     string_flag: w.string_flag.as_deref(),
                     split_flag: w.split_flag.as_deref(),
                 })
@@ -536,13 +593,21 @@ mod tests {
             lists: &p.lists,
             ..Bundle::default()
         };
+        let list = |l| bundle.words(l).collect::<Option<Vec<_>>>();
         assert_eq!(bundle.str(id), Some("rm-recursive"));
-        assert_eq!(bundle.list(words), Some(vec!["rm", "unlink", "é"]));
-        assert_eq!(bundle.list(empty), Some(vec![]));
+        assert_eq!(list(words), Some(vec!["rm", "unlink", "é"]));
+        assert_eq!(list(empty), Some(vec![]));
+        let packed = Words::Packed {
+            text: &p.text,
+            lists: &p.lists,
+            list: words,
+        };
+        assert_eq!(packed.iter().collect::<Vec<_>>(), vec!["rm", "unlink", "é"]);
+        assert_eq!(packed.first(), Some("rm"));
         // Spans outside the text, or splitting a character, are refused.
         assert_eq!(bundle.str((0, 1000)), None);
-        let e = bundle.list(words).unwrap_or_default().concat().len();
+        let e = list(words).unwrap_or_default().concat().len();
         assert_eq!(bundle.str((u32::try_from(e).unwrap_or(0) + 11, 1)), None);
-        assert_eq!(bundle.list((0, 99)), None);
+        assert_eq!(list((0, 99)), None);
     }
 }
