@@ -48,7 +48,7 @@ fn embedded_taxonomy_loads() {
     let mut full_paths: Vec<_> = checked.commands.keys().collect();
     full_paths.sort();
     assert_eq!(paths, full_paths);
-    let sorted = |set: &rustc_hash::FxHashSet<std::borrow::Cow<'static, str>>| {
+    let sorted = |set: &toolgate::taxonomy::Flags| {
         let mut v: Vec<String> = set.iter().map(|s| s.to_string()).collect();
         v.sort();
         v

@@ -148,9 +148,10 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
                 }
                 let bare = t.split('=').next().unwrap_or(t);
                 if wrapper.unsafe_flags.contains(bare)
-                    || wrapper.unsafe_flags.iter().any(|f| {
-                        f.len() == 2 && !t.starts_with("--") && t.starts_with(f.as_ref() as &str)
-                    })
+                    || wrapper
+                        .unsafe_flags
+                        .iter()
+                        .any(|f| f.len() == 2 && !t.starts_with("--") && t.starts_with(f))
                 {
                     inv.keeps_safe = false;
                 }

@@ -81,16 +81,45 @@ pub(crate) enum Deferred {
     Encoded(&'static [u8]),
 }
 
+/// A command's or wrapper's options of one kind: a handful of words,
+/// searched in order (cheaper to build and about as quick to search as a
+/// hash set at these sizes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Flags(Vec<Cow<'static, str>>);
+
+impl Flags {
+    /// True when `flag` is one of them.
+    pub fn contains(&self, flag: &str) -> bool {
+        self.0.iter().any(|f| f == flag)
+    }
+
+    /// Each of them.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(AsRef::as_ref)
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<Cow<'static, str>> for Flags {
+    fn from_iter<I: IntoIterator<Item = Cow<'static, str>>>(iter: I) -> Self {
+        Flags(iter.into_iter().collect())
+    }
+}
+
 /// Argument conventions of one command path.
 #[derive(Clone, Debug, Default)]
 pub struct CommandSpec {
     /// Options taking a value.
-    pub value_flags: FxHashSet<Cow<'static, str>>,
+    pub value_flags: Flags,
     /// Options are whole words (`-Recurse`), not letter bundles.
     pub long_single_dash: bool,
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
-    pub ignore_flags: FxHashSet<Cow<'static, str>>,
+    pub ignore_flags: Flags,
     /// The command path this name stands for, if it is an alias.
     pub alias: Option<Vec<String>>,
 }
@@ -101,7 +130,7 @@ pub struct Wrapper {
     /// Its primary name (for reasons).
     pub name: Cow<'static, str>,
     /// Options taking a value.
-    pub value_flags: FxHashSet<Cow<'static, str>>,
+    pub value_flags: Flags,
     /// Positionals consumed before the command.
     pub skip_positionals: usize,
     /// Accepts `NAME=value` words.
@@ -111,9 +140,9 @@ pub struct Wrapper {
     /// Joins its arguments and runs them with `sh -c`.
     pub joins: bool,
     /// Options that turn the call into a lookup.
-    pub lookup_flags: FxHashSet<Cow<'static, str>>,
+    pub lookup_flags: Flags,
     /// Options that make the wrapper itself write or act.
-    pub unsafe_flags: FxHashSet<Cow<'static, str>>,
+    pub unsafe_flags: Flags,
     /// The option whose value is a shell string.
     pub string_flag: Option<Cow<'static, str>>,
     /// The option whose value is split into words.
