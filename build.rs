@@ -93,10 +93,8 @@ fn main() {
             .iter()
             .map(|r| (false, r))
             .chain(rules.safe.iter().map(|r| (true, r)));
-        let mut file = schema::BundledRules {
-            path: packer.span(path),
-            rules: Vec::new(),
-        };
+        let path = packer.span(path);
+        let mut count = 0;
         for ((safe, raw), encoded) in entries.zip(raws) {
             let kind = generate::kind_of(raw);
             let structured = kind == generate::RuleKind::Command;
@@ -106,7 +104,7 @@ fn main() {
                 .or(raw.code.as_deref())
                 .or(raw.regex.as_deref())
                 .filter(|_| !structured);
-            file.rules.push(schema::BundledRule {
+            let rule = schema::BundledRule {
                 kind,
                 safe,
                 line: lines.next().unwrap_or(0),
@@ -117,9 +115,11 @@ fn main() {
                 command: packer.list(&raw.command),
                 pattern: pattern.map(|p| packer.span(p)),
                 raw: encoded,
-            });
+            };
+            packer.rule(&rule);
+            count += 1;
         }
-        bundle.rule_files.push(file);
+        bundle.rule_files.push((path, count));
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
@@ -128,6 +128,8 @@ fn main() {
     bundle.commands = commands.as_ref().map(|c| packer.commands(c));
     bundle.text = &packer.text;
     bundle.lists = &packer.lists;
+    bundle.rules = &packer.rules;
+    bundle.raws = &packer.raws;
     let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
 }

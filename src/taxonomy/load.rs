@@ -174,11 +174,23 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
         let commands = bundle.commands_view(packed).ok_or_else(cut)?;
         load_commands(COMMANDS_FILE, "", &commands, Cow::Borrowed, &mut tax, false)?;
     }
-    let count = bundle.rule_files.iter().map(|f| f.rules.len()).sum();
+    let count = bundle.rule_count();
+    if bundle
+        .rule_files
+        .iter()
+        .map(|&(_, n)| n as usize)
+        .sum::<usize>()
+        != count
+    {
+        return Err(cut());
+    }
     tax.rules.reserve_exact(count);
-    for file in &bundle.rule_files {
-        let path = bundle.str(file.path).ok_or_else(cut)?;
-        for r in &file.rules {
+    let mut next = 0;
+    for &(path, entries) in &bundle.rule_files {
+        let path = bundle.str(path).ok_or_else(cut)?;
+        for _ in 0..entries {
+            let r = bundle.rule(next).ok_or_else(cut)?;
+            next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
             let blast_radius = match (r.safe, r.blast_radius.map(text).transpose()?) {
@@ -217,7 +229,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
                 reason: Cow::Borrowed(text(r.reason)?),
                 file: Cow::Borrowed(path),
                 line: r.line,
-                kind: r.kind.clone(),
+                kind: r.kind,
                 commands,
                 examples: Vec::new(),
                 near_misses: Vec::new(),

@@ -200,10 +200,21 @@ pub struct Bundle<'a> {
     pub lists: &'a [u8],
     /// `commands.toml`, if it parsed.
     pub commands: Option<PackedCommands>,
-    /// Each rule file that parsed, in path order.
-    #[serde(borrow)]
-    pub rule_files: Vec<BundledRules<'a>>,
+    /// Each rule file that parsed, in path order: its path and how many
+    /// entries it holds.
+    pub rule_files: Vec<(Span, u32)>,
+    /// Every entry of those files in order (destructive then safe, each in
+    /// file order), one record of [`RULE_WORDS`] little-endian `u32`s each.
+    pub rules: &'a [u8],
+    /// The entries' encoded shapes, which the records point into.
+    pub raws: &'a [u8],
 }
+
+/// Words per entry record: safe, line, kind, id, category, blast radius,
+/// reason (spans, two words each; an absent one is `u32::MAX, 0`), command
+/// words (a list), pattern (a span or absent), shape (offset and length in
+/// [`Bundle::raws`]).
+pub const RULE_WORDS: usize = 17;
 
 /// Where a string is in [`Bundle::text`]: offset and length.
 pub type Span = (u32, u32);
@@ -211,19 +222,9 @@ pub type Span = (u32, u32);
 /// Where a list is in [`Bundle::lists`]: first item and count.
 pub type List = (u32, u32);
 
-/// One rule file in a [`Bundle`].
-#[derive(Debug, Default, Deserialize, Serialize)]
-pub struct BundledRules<'a> {
-    /// Its path relative to the taxonomy root.
-    pub path: Span,
-    /// Its entries: destructive first, then safe, each in file order.
-    #[serde(borrow)]
-    pub rules: Vec<BundledRule<'a>>,
-}
-
 /// One entry in a [`Bundle`]: what labelling needs at once, and the rest
 /// of the entry still encoded, for when its pattern is first generated.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug)]
 pub struct BundledRule<'a> {
     /// A safe entry (else destructive).
     pub safe: bool,
@@ -284,6 +285,10 @@ pub struct Packer {
     pub text: String,
     /// See [`Bundle::lists`].
     pub lists: Vec<u8>,
+    /// See [`Bundle::rules`].
+    pub rules: Vec<u8>,
+    /// See [`Bundle::raws`].
+    pub raws: Vec<u8>,
 }
 
 #[allow(dead_code)]
@@ -309,6 +314,41 @@ impl Packer {
             self.lists.extend_from_slice(&len.to_le_bytes());
         }
         (first, u32_of(items.len()))
+    }
+
+    /// Stores an entry's record (its shape bytes are copied in).
+    pub fn rule(&mut self, r: &BundledRule) {
+        let none = (u32::MAX, 0);
+        let raw = (u32_of(self.raws.len()), u32_of(r.raw.len()));
+        self.raws.extend_from_slice(r.raw);
+        let kind = match r.kind {
+            RuleKind::Command => 0,
+            RuleKind::Sql => 1,
+            RuleKind::Code => 2,
+            RuleKind::Regex => 3,
+        };
+        let words = [
+            u32::from(r.safe),
+            u32_of(r.line),
+            kind,
+            r.id.0,
+            r.id.1,
+            r.category.0,
+            r.category.1,
+            r.blast_radius.unwrap_or(none).0,
+            r.blast_radius.unwrap_or(none).1,
+            r.reason.0,
+            r.reason.1,
+            r.command.0,
+            r.command.1,
+            r.pattern.unwrap_or(none).0,
+            r.pattern.unwrap_or(none).1,
+            raw.0,
+            raw.1,
+        ];
+        for w in words {
+            self.rules.extend_from_slice(&w.to_le_bytes());
+        }
     }
 
     /// `commands.toml` packed.
@@ -356,6 +396,48 @@ impl<'a> Bundle<'a> {
     /// A string; `None` if the span is not inside the text.
     pub fn str(&self, span: Span) -> Option<&'a str> {
         text_at(self.text, span)
+    }
+
+    /// How many entry records it holds.
+    pub fn rule_count(&self) -> usize {
+        self.rules.len() / (RULE_WORDS * 4)
+    }
+
+    /// Entry record `i`; `None` if it is cut short or malformed.
+    pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
+        let base = i.checked_mul(RULE_WORDS * 4)?;
+        let w = |k: usize| -> Option<u32> {
+            let at = base + k * 4;
+            let mut le = [0u8; 4];
+            le.copy_from_slice(self.rules.get(at..at + 4)?);
+            Some(u32::from_le_bytes(le))
+        };
+        let opt = |k: usize| -> Option<Option<Span>> {
+            let span = (w(k)?, w(k + 1)?);
+            Some((span.0 != u32::MAX).then_some(span))
+        };
+        let kind = match w(2)? {
+            0 => RuleKind::Command,
+            1 => RuleKind::Sql,
+            2 => RuleKind::Code,
+            3 => RuleKind::Regex,
+            _ => return None,
+        };
+        let raw_at = w(15)? as usize;
+        Some(BundledRule {
+            safe: w(0)? != 0,
+            line: w(1)? as usize,
+            kind,
+            id: (w(3)?, w(4)?),
+            category: (w(5)?, w(6)?),
+            blast_radius: opt(7)?,
+            reason: (w(9)?, w(10)?),
+            command: (w(11)?, w(12)?),
+            pattern: opt(13)?,
+            raw: self
+                .raws
+                .get(raw_at..raw_at.checked_add(w(16)? as usize)?)?,
+        })
     }
 
     /// An optional string: `Some(None)` when absent, `None` if the span is
@@ -609,5 +691,47 @@ mod tests {
         let e = list(words).unwrap_or_default().concat().len();
         assert_eq!(bundle.str((u32::try_from(e).unwrap_or(0) + 11, 1)), None);
         assert_eq!(list((0, 99)), None);
+    }
+
+    #[test]
+    fn entry_records_read_back() {
+        let mut p = Packer::default();
+        let id = p.span("sql-drop");
+        let command = p.list(&["psql"]);
+        p.rule(&BundledRule {
+            safe: false,
+            line: 7,
+            id,
+            category: id,
+            blast_radius: None,
+            reason: id,
+            command,
+            kind: RuleKind::Sql,
+            pattern: Some(id),
+            raw: &[1, 2, 3],
+        });
+        let bundle = Bundle {
+            text: &p.text,
+            lists: &p.lists,
+            rules: &p.rules,
+            raws: &p.raws,
+            ..Bundle::default()
+        };
+        assert_eq!(bundle.rule_count(), 1);
+        let r = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
+        assert_eq!(
+            (r.safe, r.line, r.kind, r.id, r.blast_radius),
+            (false, 7, RuleKind::Sql, id, None)
+        );
+        assert_eq!(
+            (r.command, r.pattern, r.raw),
+            (command, Some(id), &[1u8, 2, 3][..])
+        );
+        assert!(bundle.rule(1).is_none());
+        let cut = Bundle {
+            rules: &p.rules[..10],
+            ..bundle
+        };
+        assert!(cut.rule(0).is_none());
     }
 }
