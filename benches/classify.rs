@@ -44,8 +44,10 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
 
-    // The cold path: a fresh classifier (as in a hook process) compiling
-    // the groups its first command needs.
+    // The cold path: a fresh classifier (as in a hook process) and its first
+    // command, which finds its groups' shipped DFAs (or, for a taxonomy
+    // not embedded, compiles them). Loading the taxonomy is not included:
+    // see `taxonomy/load_embedded_fast`.
     let mut group = c.benchmark_group("classify_cold");
     group.sample_size(20);
     for (name, cmd) in MIX {
