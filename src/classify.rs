@@ -365,7 +365,7 @@ impl<'c> Walk<'c> {
         if self.invocations > 1 {
             self.refuse_safe("more than one command");
         } else {
-            self.first_name = Some(inv.name.clone());
+            self.first_name = Some(inv.name.to_string());
         }
         if !inv.keeps_safe {
             self.refuse_safe_with(|| {

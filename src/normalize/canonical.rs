@@ -122,7 +122,7 @@ pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
     out.push(SEP);
     let alias = tax
         .commands
-        .get(inv.name.as_str())
+        .get(inv.name.as_ref())
         .and_then(|s| s.alias.as_ref());
     let mut specs = match alias {
         Some(words) if !words.is_empty() => {

@@ -27,10 +27,11 @@ const SYSTEM_DIRS: &[&str] = &[
 /// what was peeled off to get there.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Invocation<'a> {
-    /// The command word: basename, lowercase, `.exe` removed.
-    pub name: String,
+    /// The command word: basename, lowercase, `.exe` removed (borrowed from
+    /// the word when it needed no change).
+    pub name: Cow<'a, str>,
     /// The command word as written (after quote removal).
-    pub written: String,
+    pub written: Cow<'a, str>,
     /// The arguments: borrowed from the command as written unless a wrapper
     /// rewrote them.
     pub args: Cow<'a, [Word]>,
@@ -52,7 +53,7 @@ pub struct Invocation<'a> {
 impl Invocation<'_> {
     /// The normalised command line: name and arguments joined by spaces.
     pub fn display(&self) -> String {
-        let mut s = self.name.clone();
+        let mut s = self.name.to_string();
         for a in self.args.iter() {
             s.push(' ');
             s.push_str(&a.text);
@@ -64,7 +65,7 @@ impl Invocation<'_> {
 /// Normalises a command word: `/usr/bin/rm` → `rm`, `C:\…\git.exe` → `git`,
 /// `Remove-Item` → `remove-item`. Returns the name and whether the word was a
 /// bare name or a system path.
-pub fn command_name(word: &Word) -> (String, bool) {
+pub fn command_name(word: &Word) -> (Cow<'_, str>, bool) {
     let text = word.text.as_str();
     let cut = text.rfind(['/', '\\']).map_or(0, |i| i + 1);
     let base = &text[cut..];
@@ -75,7 +76,15 @@ pub fn command_name(word: &Word) -> (String, bool) {
     let plain = word.literal
         && !base.is_empty()
         && (cut == 0 || SYSTEM_DIRS.iter().any(|d| text == format!("{d}{base}")));
-    (base.to_lowercase(), plain)
+    let name = if base
+        .bytes()
+        .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
+    {
+        Cow::Owned(base.to_lowercase())
+    } else {
+        Cow::Borrowed(base)
+    };
+    (name, plain)
 }
 
 fn is_assignment_word(w: &Word) -> bool {
@@ -98,10 +107,10 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
     // words once.
     if let Some((first, args)) = words.split_first() {
         let (name, plain) = command_name(first);
-        if !tax.wrappers.contains_key(name.as_str()) {
+        if !tax.wrappers.contains_key(name.as_ref()) {
             return Invocation {
                 name,
-                written: first.text.clone(),
+                written: Cow::Borrowed(&first.text),
                 args: Cow::Borrowed(args),
                 keeps_safe: true,
                 plain_name: plain,
@@ -123,7 +132,7 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
         }
         let Some(first) = rest.first() else { break };
         let (name, _) = command_name(first);
-        let Some(wrapper) = tax.wrappers.get(name.as_str()) else {
+        let Some(wrapper) = tax.wrappers.get(name.as_ref()) else {
             break;
         };
         rounds += 1;
@@ -131,7 +140,7 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
             inv.keeps_safe = false;
             break;
         }
-        inv.wrappers.push(name.clone());
+        inv.wrappers.push(name.to_string());
         inv.keeps_safe &= wrapper.keeps_safe;
         let mut i = 1;
         let mut positionals = 0;
@@ -232,8 +241,8 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
         // The wrapper itself is the whole call.
         if let Some(last) = inv.wrappers.last().cloned() {
             if rest.is_empty() || inv.lookup {
-                inv.name = last.clone();
-                inv.written = last;
+                inv.name = Cow::Owned(last.clone());
+                inv.written = Cow::Owned(last);
                 inv.plain_name = true;
                 inv.args = Cow::Owned(rest);
                 return inv;
@@ -242,8 +251,8 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
     }
     if let Some((first, args)) = rest.split_first() {
         let (name, plain) = command_name(first);
-        inv.name = name;
-        inv.written = first.text.clone();
+        inv.name = Cow::Owned(name.into_owned());
+        inv.written = Cow::Owned(first.text.clone());
         inv.plain_name = plain;
         inv.args = Cow::Owned(args.to_vec());
     }

@@ -171,7 +171,7 @@ pub fn nested(
             literal: script.literal,
         });
     }
-    let name = inv.name.as_str();
+    let name: &str = &inv.name;
     let args = &inv.args;
     if SHELLS.contains(&name) || (name == "busybox" && args.first().is_some_and(|a| a.text == "sh"))
     {
