@@ -98,12 +98,7 @@ fn main() {
         for ((safe, raw), encoded) in entries.zip(raws) {
             let kind = generate::kind_of(raw);
             let structured = kind == generate::RuleKind::Command;
-            let pattern = raw
-                .sql
-                .as_deref()
-                .or(raw.code.as_deref())
-                .or(raw.regex.as_deref())
-                .filter(|_| !structured);
+            let pattern = generate::raw_pattern(raw).filter(|_| !structured);
             let rule = schema::BundledRule {
                 kind,
                 safe,
@@ -160,7 +155,7 @@ fn ship_automata(
                         generate::structured(safe, &raw.command, raw, &shapes).ok()
                     }
                     _ => Some(generate::Compiled {
-                        pattern: generate::raw_pattern(raw),
+                        pattern: generate::raw_pattern(raw).unwrap_or_default().to_string(),
                         tail: None,
                         post: generate::PostCheck::default(),
                     }),
@@ -189,19 +184,11 @@ fn ship_automata(
         let dfa = patterns
             .map(|p| shipped_parts(&p, anchored))
             .unwrap_or_default();
-        let at = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
-        let len = u32::try_from(dfa.len()).unwrap_or(0);
-        dfas.extend_from_slice(&dfa);
-        built.push((anchored, (at, len)));
+        built.push((anchored, append(&mut dfas, &dfa)));
     }
     // Post-check regexes: a yes/no DFA each, in the same blob.
-    let mut check_dfa = |pattern: &str| -> (u32, u32) {
-        let dfa = sparse_dfa(&[pattern.to_string()], false);
-        let at = u32::try_from(dfas.len()).unwrap_or(u32::MAX);
-        let len = u32::try_from(dfa.len()).unwrap_or(0);
-        dfas.extend_from_slice(&dfa);
-        (at, len)
-    };
+    let mut check_dfa =
+        |pattern: &str| append(&mut dfas, &sparse_dfa(&[pattern.to_string()], false));
     let posts: Vec<Option<plan::FlatPost>> = compiled
         .iter()
         .map(|c| {
@@ -240,6 +227,13 @@ fn ship_automata(
         &posts,
     );
     (index, dfas)
+}
+
+/// Appends `bytes` to a blob: where they went (offset, length).
+fn append(blob: &mut Vec<u8>, bytes: &[u8]) -> (u32, u32) {
+    let at = schema::u32_of(blob.len());
+    blob.extend_from_slice(bytes);
+    (at, schema::u32_of(bytes.len()))
 }
 
 /// A group's patterns as shipped parts (see `plan::parts`): one DFA for the

@@ -17,12 +17,13 @@ use regex_automata::{Anchored, Input, PatternSet};
 use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
-use super::plan::{self, Family, FlatIndex};
+use super::plan::{self, Family, FlatGroup, FlatIndex};
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
 use crate::taxonomy::group_pattern;
+use crate::taxonomy::schema::le_u32;
 use crate::taxonomy::{Compiled, Taxonomy};
 
 /// The index of the automata `build.rs` compiled for the embedded taxonomy.
@@ -35,6 +36,11 @@ fn shipped_dfa((at, len): (u32, u32)) -> Option<&'static [u8]> {
     let at = usize::try_from(at).ok()?;
     let end = at.checked_add(usize::try_from(len).ok()?)?;
     SHIPPED_DFAS.get(at..end).filter(|b| !b.is_empty())
+}
+
+/// A shipped group's DFA parts and whether it searches anchored.
+fn shipped_parts_of(g: &FlatGroup) -> Option<(&'static [u8], bool)> {
+    shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored))
 }
 
 /// The entries of a group, by pattern id.
@@ -55,11 +61,7 @@ impl Rules {
     fn get(&self, i: usize) -> Option<usize> {
         match self {
             Rules::Owned(v) => v.get(i).copied(),
-            Rules::Shipped(bytes) => {
-                let mut le = [0u8; 4];
-                le.copy_from_slice(bytes.get(4 * i..4 * i + 4)?);
-                usize::try_from(u32::from_le_bytes(le)).ok()
-            }
+            Rules::Shipped(bytes) => Some(le_u32(bytes, 4 * i)? as usize),
         }
     }
 
@@ -68,6 +70,10 @@ impl Rules {
             Rules::Owned(v) => v.len(),
             Rules::Shipped(bytes) => bytes.len() / 4,
         }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn iter(&self) -> impl Iterator<Item = usize> + '_ {
@@ -134,7 +140,7 @@ impl PatternGroup {
     fn searcher(&self, tax: &Taxonomy, word: Option<&str>) -> Result<Option<&Searcher>, &str> {
         self.compiled
             .get_or_init(|| {
-                if self.rules.len() == 0 {
+                if self.rules.is_empty() {
                     return Ok(None);
                 }
                 if let Some((bytes, anchored)) = self.shipped {
@@ -239,7 +245,7 @@ impl PatternGroup {
 
     /// True when the group holds no pattern.
     pub fn is_empty(&self) -> bool {
-        self.rules.len() == 0
+        self.rules.is_empty()
     }
 
     /// True when the group's automaton came compiled with the binary.
@@ -387,7 +393,7 @@ impl Matcher {
                 ];
                 for (special, family) in others {
                     if let Some((_, g)) = index.find(special, family, "") {
-                        let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
+                        let dfa = shipped_parts_of(&g);
                         m.file(
                             special,
                             family,
@@ -398,7 +404,7 @@ impl Matcher {
                     }
                 }
                 for (family, glob) in index.globs() {
-                    m.family(family).add_glob(glob);
+                    m.family_mut(family).add_glob(glob);
                 }
                 m.slots = (0..index.group_count()).map(|_| OnceLock::new()).collect();
                 m.index = Some(index);
@@ -412,35 +418,15 @@ impl Matcher {
                 r.commands.as_slice(),
             )
         }));
-        m.reserve(planned.groups.keys().map(|k| {
-            let (special, family, _) = plan::key_parts(k);
-            (special, family)
-        }));
         for (key, rules) in planned.groups {
             let (special, family, word) = plan::key_parts(&key);
             let word = Cow::Owned(word.to_string());
             m.file(special, family, word, Rules::Owned(rules), None);
         }
         for (family, glob) in &planned.globs {
-            m.family(*family).add_glob(glob);
+            m.family_mut(*family).add_glob(glob);
         }
         m
-    }
-
-    /// Makes room for the word groups of each family.
-    fn reserve(&mut self, groups: impl Iterator<Item = (u8, Option<Family>)>) {
-        let mut counts = [0usize; 3];
-        for (special, family) in groups {
-            if let (plan::SPECIAL_WORD, Some(f)) = (special, family) {
-                counts[f as usize] += 1;
-            }
-        }
-        for (f, n) in [Family::Destructive, Family::Safe, Family::Line]
-            .into_iter()
-            .zip(counts)
-        {
-            self.family(f).by_word.reserve(n);
-        }
     }
 
     /// Every group of `groups` that may apply to a command word, with the
@@ -455,12 +441,10 @@ impl Matcher {
                 .find(plan::SPECIAL_WORD, Some(groups.family), name)
                 .and_then(|(i, g)| {
                     let slot = self.slots.get(i)?.get_or_init(|| {
-                        let dfa = shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored));
-                        Box::new(PatternGroup::new(
-                            groups.globbed.what,
-                            Rules::Shipped(g.rules),
-                            dfa,
-                        ))
+                        let rules = Rules::Shipped(g.rules);
+                        let group =
+                            PatternGroup::new(groups.globbed.what, rules, shipped_parts_of(&g));
+                        Box::new(group)
                     });
                     Some((Some(g.word), slot.as_ref()))
                 }),
@@ -484,11 +468,7 @@ impl Matcher {
                 let Some(g) = index.group(i).filter(|g| g.special == plan::SPECIAL_WORD) else {
                     continue;
                 };
-                let Some(groups) = g.family.map(|f| match f {
-                    Family::Destructive => &self.destructive,
-                    Family::Safe => &self.safe,
-                    Family::Line => &self.line,
-                }) else {
+                let Some(groups) = g.family.map(|f| self.family(f)) else {
                     continue;
                 };
                 all.extend(self.groups_for(groups, g.word).take(1));
@@ -498,7 +478,15 @@ impl Matcher {
         all
     }
 
-    fn family(&mut self, family: Family) -> &mut WordGroups {
+    fn family(&self, family: Family) -> &WordGroups {
+        match family {
+            Family::Destructive => &self.destructive,
+            Family::Safe => &self.safe,
+            Family::Line => &self.line,
+        }
+    }
+
+    fn family_mut(&mut self, family: Family) -> &mut WordGroups {
         match family {
             Family::Destructive => &mut self.destructive,
             Family::Safe => &mut self.safe,
@@ -518,13 +506,13 @@ impl Matcher {
     ) {
         let (slot, what) = match (special, family) {
             (plan::SPECIAL_WORD, Some(family)) => {
-                let groups = self.family(family);
+                let groups = self.family_mut(family);
                 let group = PatternGroup::new(groups.globbed.what, rules, dfa);
                 groups.by_word.insert(word, group);
                 return;
             }
             (plan::SPECIAL_GLOB, Some(family)) => {
-                let groups = self.family(family);
+                let groups = self.family_mut(family);
                 let what = groups.globbed.what;
                 (&mut groups.globbed, what)
             }

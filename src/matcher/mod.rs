@@ -9,7 +9,7 @@ mod build;
 pub mod compile;
 mod plan;
 
-// `plan` names its sibling `generate`, as in `build.rs`.
-use crate::taxonomy::generate;
+// `plan` names its siblings `generate` and `schema`, as in `build.rs`.
+use crate::taxonomy::{generate, schema};
 
 pub use build::{Matcher, PatternGroup, WordGroups};

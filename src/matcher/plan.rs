@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::generate::RuleKind;
+use super::schema::{le_u32, u32_of};
 
 /// The entries a word-scoped group holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -115,16 +116,24 @@ pub fn key_parts(key: &GroupKey) -> (u8, Option<Family>, &str) {
 pub fn fingerprint<'a, S: AsRef<str> + 'a>(
     rules: impl IntoIterator<Item = (&'a str, &'a [S])>,
 ) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = FNV_OFFSET;
     for (id, commands) in rules {
         let words = std::iter::once(id).chain(commands.iter().map(AsRef::as_ref));
         for word in words {
-            for b in word.bytes().chain([0u8]) {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0100_0000_01b3);
-            }
+            h = fnv1a(h, word.bytes().chain([0u8]));
         }
-        h ^= 0xff;
+        h = fnv1a(h, [0xff]);
+    }
+    h
+}
+
+/// FNV-1a's starting value.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a (64-bit) over more bytes.
+fn fnv1a(mut h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
+    for b in bytes {
+        h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
@@ -138,10 +147,8 @@ pub fn fingerprint<'a, S: AsRef<str> + 'a>(
 pub fn write_parts(parts: impl IntoIterator<Item = (usize, Vec<u8>)>) -> Vec<u8> {
     let mut out = Vec::new();
     for (first, dfa) in parts {
-        let first = u32::try_from(first).unwrap_or(u32::MAX);
-        let len = u32::try_from(dfa.len()).unwrap_or(u32::MAX);
-        out.extend_from_slice(&first.to_le_bytes());
-        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&u32_of(first).to_le_bytes());
+        out.extend_from_slice(&u32_of(dfa.len()).to_le_bytes());
         out.extend_from_slice(&dfa);
     }
     out
@@ -152,67 +159,13 @@ pub fn write_parts(parts: impl IntoIterator<Item = (usize, Vec<u8>)>) -> Vec<u8>
 pub fn parts(mut bytes: &[u8]) -> Option<Vec<(usize, &[u8])>> {
     let mut out = Vec::new();
     while !bytes.is_empty() {
-        let word = |b: &[u8]| -> Option<usize> {
-            let mut le = [0u8; 4];
-            le.copy_from_slice(b.get(..4)?);
-            usize::try_from(u32::from_le_bytes(le)).ok()
-        };
-        let first = word(bytes)?;
-        let len = word(bytes.get(4..)?)?;
+        let first = le_u32(bytes, 0)? as usize;
+        let len = le_u32(bytes, 4)? as usize;
         let dfa = bytes.get(8..8usize.checked_add(len)?)?;
         out.push((first, dfa));
         bytes = &bytes[8 + len..];
     }
     Some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parts_round_trip_and_cut_bytes_are_refused() {
-        let bytes = write_parts([(0, vec![1, 2, 3]), (2, vec![]), (3, vec![9])]);
-        let parts = parts(&bytes);
-        let expected: Vec<(usize, &[u8])> = vec![(0, &[1, 2, 3]), (2, &[]), (3, &[9])];
-        assert_eq!(parts, Some(expected));
-        assert_eq!(super::parts(&bytes[..bytes.len() - 1]), None);
-        assert_eq!(super::parts(&bytes[..5]), None);
-    }
-
-    #[test]
-    fn entries_are_filed_by_kind_family_and_word() {
-        let rm = vec!["rm|unlink".to_string()];
-        let mkfs = vec!["mkfs.*".to_string()];
-        let none: Vec<String> = Vec::new();
-        let p = plan([
-            (RuleKind::Command, false, rm.as_slice()),
-            (RuleKind::Command, true, rm.as_slice()),
-            (RuleKind::Command, false, mkfs.as_slice()),
-            (RuleKind::Sql, false, none.as_slice()),
-            (RuleKind::Regex, false, none.as_slice()),
-            (RuleKind::Regex, false, rm.as_slice()),
-            (RuleKind::Command, false, rm.as_slice()),
-        ]);
-        let word = |f, w: &str| GroupKey::Word(f, w.to_string());
-        assert_eq!(
-            p.groups.get(&word(Family::Destructive, "rm")),
-            Some(&vec![0, 6])
-        );
-        assert_eq!(
-            p.groups.get(&word(Family::Destructive, "unlink")),
-            Some(&vec![0, 6])
-        );
-        assert_eq!(p.groups.get(&word(Family::Safe, "rm")), Some(&vec![1]));
-        assert_eq!(
-            p.groups.get(&GroupKey::Glob(Family::Destructive)),
-            Some(&vec![2])
-        );
-        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![3]));
-        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![4]));
-        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![5]));
-        assert_eq!(p.globs, vec![(Family::Destructive, "mkfs.*".to_string())]);
-    }
 }
 
 /// A fixed-layout index of the shipped groups, read in place: looking a
@@ -295,13 +248,8 @@ fn family_of(code: u32) -> Option<Family> {
 
 /// The hash a group's key is filed under (FNV-1a over its parts).
 pub fn key_hash(special: u8, family: Option<Family>, word: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let head = [special, family_code(family) as u8];
-    for b in head.iter().chain(word.as_bytes()) {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    fnv1a(FNV_OFFSET, head.into_iter().chain(word.bytes()))
 }
 
 /// What [`write_index`] files for one group.
@@ -329,7 +277,7 @@ pub fn write_index(
     globs: &[(Family, &str)],
     posts: &[Option<FlatPost>],
 ) -> Vec<u8> {
-    let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let u = u32_of;
     let table = (groups.len() * 2).next_power_of_two().max(2);
     let words = HEADER
         + groups.len() * GROUP_WORDS
@@ -420,7 +368,7 @@ impl<'a> FlatIndex<'a> {
     /// Reads the header; `None` if the bytes are too short for what it
     /// announces.
     pub fn new(bytes: &'a [u8]) -> Option<FlatIndex<'a>> {
-        let word = |i: usize| word_at(bytes, i * 4).map(|w| w as usize);
+        let word = |i: usize| le_u32(bytes, i * 4).map(|w| w as usize);
         let index = FlatIndex {
             bytes,
             groups: word(0)?,
@@ -444,7 +392,7 @@ impl<'a> FlatIndex<'a> {
     }
 
     fn word(&self, i: usize) -> Option<u32> {
-        word_at(self.bytes, i * 4)
+        le_u32(self.bytes, i * 4)
     }
 
     fn slice(&self, at: u32, len: u32) -> Option<&'a [u8]> {
@@ -539,8 +487,51 @@ impl<'a> FlatIndex<'a> {
     }
 }
 
-fn word_at(bytes: &[u8], at: usize) -> Option<u32> {
-    let mut le = [0u8; 4];
-    le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
-    Some(u32::from_le_bytes(le))
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_round_trip_and_cut_bytes_are_refused() {
+        let bytes = write_parts([(0, vec![1, 2, 3]), (2, vec![]), (3, vec![9])]);
+        let parts = parts(&bytes);
+        let expected: Vec<(usize, &[u8])> = vec![(0, &[1, 2, 3]), (2, &[]), (3, &[9])];
+        assert_eq!(parts, Some(expected));
+        assert_eq!(super::parts(&bytes[..bytes.len() - 1]), None);
+        assert_eq!(super::parts(&bytes[..5]), None);
+    }
+
+    #[test]
+    fn entries_are_filed_by_kind_family_and_word() {
+        let rm = vec!["rm|unlink".to_string()];
+        let mkfs = vec!["mkfs.*".to_string()];
+        let none: Vec<String> = Vec::new();
+        let p = plan([
+            (RuleKind::Command, false, rm.as_slice()),
+            (RuleKind::Command, true, rm.as_slice()),
+            (RuleKind::Command, false, mkfs.as_slice()),
+            (RuleKind::Sql, false, none.as_slice()),
+            (RuleKind::Regex, false, none.as_slice()),
+            (RuleKind::Regex, false, rm.as_slice()),
+            (RuleKind::Command, false, rm.as_slice()),
+        ]);
+        let word = |f, w: &str| GroupKey::Word(f, w.to_string());
+        assert_eq!(
+            p.groups.get(&word(Family::Destructive, "rm")),
+            Some(&vec![0, 6])
+        );
+        assert_eq!(
+            p.groups.get(&word(Family::Destructive, "unlink")),
+            Some(&vec![0, 6])
+        );
+        assert_eq!(p.groups.get(&word(Family::Safe, "rm")), Some(&vec![1]));
+        assert_eq!(
+            p.groups.get(&GroupKey::Glob(Family::Destructive)),
+            Some(&vec![2])
+        );
+        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![3]));
+        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![4]));
+        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![5]));
+        assert_eq!(p.globs, vec![(Family::Destructive, "mkfs.*".to_string())]);
+    }
 }

@@ -55,13 +55,13 @@ pub fn kind_of(raw: &RawRule) -> RuleKind {
     }
 }
 
-/// The regex of a non-structured entry (its `sql`, `code` or `regex`).
-pub fn raw_pattern(raw: &RawRule) -> String {
+/// The regex of a non-structured entry (its `sql`, `code` or `regex`), if
+/// it gives one.
+pub fn raw_pattern(raw: &RawRule) -> Option<&str> {
     raw.sql
-        .clone()
-        .or_else(|| raw.code.clone())
-        .or_else(|| raw.regex.clone())
-        .unwrap_or_default()
+        .as_deref()
+        .or(raw.code.as_deref())
+        .or(raw.regex.as_deref())
 }
 
 /// An entry's pattern inside the group for one command word: structured

@@ -477,7 +477,7 @@ fn validate_rule(
     let mut deferred = None;
     if !structured {
         let _ = compiled.set(Ok(Compiled {
-            pattern: generate::raw_pattern(&raw),
+            pattern: generate::raw_pattern(&raw).unwrap_or_default().to_string(),
             tail: None,
             post: PostCheck::default(),
         }));

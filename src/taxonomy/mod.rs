@@ -12,7 +12,7 @@ pub(crate) mod generate;
 mod load;
 mod model;
 pub mod pattern;
-mod schema;
+pub(crate) mod schema;
 
 use std::sync::OnceLock;
 

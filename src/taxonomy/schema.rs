@@ -291,8 +291,8 @@ pub struct Packer {
     pub raws: Vec<u8>,
 }
 
-#[allow(dead_code)]
-fn u32_of(n: usize) -> u32 {
+/// A length or offset as the `u32` the packed forms store.
+pub fn u32_of(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
@@ -406,12 +406,7 @@ impl<'a> Bundle<'a> {
     /// Entry record `i`; `None` if it is cut short or malformed.
     pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
-        let w = |k: usize| -> Option<u32> {
-            let at = base + k * 4;
-            let mut le = [0u8; 4];
-            le.copy_from_slice(self.rules.get(at..at + 4)?);
-            Some(u32::from_le_bytes(le))
-        };
+        let w = |k: usize| le_u32(self.rules, base + k * 4);
         let opt = |k: usize| -> Option<Option<Span>> {
             let span = (w(k)?, w(k + 1)?);
             Some((span.0 != u32::MAX).then_some(span))
@@ -521,12 +516,15 @@ fn text_at(text: &str, (at, len): Span) -> Option<&str> {
 
 /// Item `i` of a bundle's lists.
 fn span_at(lists: &[u8], i: usize) -> Option<Span> {
-    let word = |k: usize| -> Option<u32> {
-        let mut le = [0u8; 4];
-        le.copy_from_slice(lists.get(k..k.checked_add(4)?)?);
-        Some(u32::from_le_bytes(le))
-    };
-    Some((word(i * 8)?, word(i * 8 + 4)?))
+    Some((le_u32(lists, i * 8)?, le_u32(lists, i * 8 + 4)?))
+}
+
+/// The little-endian `u32` at byte `at` of a packed form; `None` past its
+/// end. One reader for every packed table (here and in `matcher::plan`).
+pub fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let mut le = [0u8; 4];
+    le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
+    Some(u32::from_le_bytes(le))
 }
 
 /// `commands.toml` with its text borrowed: what the loader reads, for the
