@@ -79,6 +79,35 @@ fn bad_taxonomy_names_file_line_and_field() {
 }
 
 #[test]
+fn scan_keeps_order_across_batches_and_worker_tasks() {
+    // More lines than one worker task (512) and batches that end mid-task.
+    let input: String = (0..3000).map(|i| format!("ls dir{i}\n")).collect();
+    let o = toolgate(
+        &[
+            "scan",
+            "--format",
+            "jsonl",
+            "--chunk",
+            "700",
+            "--threads",
+            "2",
+        ],
+        Some(&input),
+    );
+    assert!(o.status.success());
+    let got = stdout(&o);
+    let commands: Vec<String> = got
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap_or_default();
+            v["command"].as_str().unwrap_or("").to_string()
+        })
+        .collect();
+    let want: Vec<String> = (0..3000).map(|i| format!("ls dir{i}")).collect();
+    assert_eq!(commands, want);
+}
+
+#[test]
 fn scan_jsonl_keeps_input_order_and_reports_bad_lines() {
     let input = "git status\nrm -rf /tmp/x\n\nnpm run dev\n";
     let o = toolgate(&["scan", "--format", "jsonl", "--chunk", "1"], Some(input));

@@ -4,7 +4,8 @@
 //! written in input order before the next is read, so memory stays bounded
 //! by the chunk size whatever the input's length.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
 use std::path::PathBuf;
@@ -14,7 +15,7 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::Value;
-use toolgate::{Class, Classifier, Label};
+use toolgate::{BlastRadius, Class, Classifier, Label};
 
 /// How input lines are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -68,21 +69,19 @@ pub struct ScanArgs {
     pub chunk: usize,
 }
 
-/// One input line, read but not yet classified.
-enum Item {
-    Command { text: String, lossy: bool },
-    Bad { message: String },
+/// What a worker learnt from its share of a batch, in input order.
+#[derive(Default)]
+struct Part {
+    /// Rendered JSONL records (empty unless the format is jsonl).
+    out: Vec<u8>,
+    /// `(line, message)` for every line not read cleanly.
+    errors: Vec<(u64, String)>,
+    summary: Summary,
 }
 
-/// One result, ready to write.
-struct Outcome {
-    line: u64,
-    command: String,
-    label: Option<Label>,
-    error: Option<String>,
-    unknown_word: Option<String>,
-}
-
+/// Counts by class and radius are fixed arrays: adding to them costs a
+/// command nothing. Category and unknown-word counts are kept only for the
+/// summary formats, which print them.
 #[derive(Default)]
 struct Summary {
     total: u64,
@@ -90,41 +89,82 @@ struct Summary {
     bad: u64,
     /// Lines read lossily because they were not valid UTF-8.
     lossy: u64,
-    by_class: BTreeMap<&'static str, u64>,
-    by_radius: BTreeMap<&'static str, u64>,
-    by_category: BTreeMap<String, u64>,
+    by_class: [u64; CLASSES.len()],
+    by_radius: [u64; RADII.len()],
+    by_category: HashMap<String, u64>,
     unknown_words: HashMap<String, u64>,
 }
 
+const CLASSES: [Class; 3] = [Class::Safe, Class::Destructive, Class::Unknown];
+const RADII: [BlastRadius; 5] = [
+    BlastRadius::Safe,
+    BlastRadius::Low,
+    BlastRadius::Medium,
+    BlastRadius::High,
+    BlastRadius::Unknown,
+];
+
 impl Summary {
-    fn add(&mut self, o: &Outcome) {
+    fn add(&mut self, label: &Label, lossy: bool, details: Option<Option<&str>>) {
         self.total += 1;
-        if o.label.is_some() && o.error.is_some() {
-            self.lossy += 1;
+        self.lossy += u64::from(lossy);
+        if let Some(i) = CLASSES.iter().position(|c| *c == label.class) {
+            self.by_class[i] += 1;
         }
-        let Some(label) = &o.label else {
-            self.bad += 1;
+        if let Some(i) = label
+            .blast_radius
+            .and_then(|r| RADII.iter().position(|x| *x == r))
+        {
+            self.by_radius[i] += 1;
+        }
+        let Some(unknown_word) = details else {
             return;
         };
-        *self.by_class.entry(label.class.as_str()).or_default() += 1;
-        if let Some(r) = label.blast_radius {
-            *self.by_radius.entry(r.as_str()).or_default() += 1;
-        }
         if !label.category.is_empty() {
-            *self.by_category.entry(label.category.clone()).or_default() += 1;
+            bump(&mut self.by_category, &label.category);
         }
-        if let Some(w) = &o.unknown_word {
-            *self.unknown_words.entry(w.clone()).or_default() += 1;
+        if let Some(w) = unknown_word {
+            bump(&mut self.unknown_words, w);
         }
     }
 
+    fn add_bad(&mut self) {
+        self.total += 1;
+        self.bad += 1;
+    }
+
+    fn merge(&mut self, other: Summary) {
+        self.total += other.total;
+        self.bad += other.bad;
+        self.lossy += other.lossy;
+        for (a, b) in self.by_class.iter_mut().zip(other.by_class) {
+            *a += b;
+        }
+        for (a, b) in self.by_radius.iter_mut().zip(other.by_radius) {
+            *a += b;
+        }
+        for (k, n) in other.by_category {
+            *self.by_category.entry(k).or_default() += n;
+        }
+        for (k, n) in other.unknown_words {
+            *self.unknown_words.entry(k).or_default() += n;
+        }
+    }
+
+    fn count(&self, class: Class) -> u64 {
+        CLASSES
+            .iter()
+            .position(|c| *c == class)
+            .map_or(0, |i| self.by_class[i])
+    }
+
     fn failed(&self, fail_on: Option<FailOn>) -> bool {
-        let count = |c: &str| self.by_class.get(c).copied().unwrap_or(0);
+        let unreadable = self.bad + self.lossy > 0;
         match fail_on {
             None => false,
-            Some(FailOn::Destructive) => self.bad + self.lossy > 0 || count("destructive") > 0,
+            Some(FailOn::Destructive) => unreadable || self.count(Class::Destructive) > 0,
             Some(FailOn::Unknown) => {
-                self.bad + self.lossy > 0 || count("destructive") > 0 || count("unknown") > 0
+                unreadable || self.count(Class::Destructive) > 0 || self.count(Class::Unknown) > 0
             }
         }
     }
@@ -160,14 +200,17 @@ impl Summary {
             self.bad,
             self.lossy
         )?;
-        let classes = ["safe", "destructive", "unknown"]
+        let classes = CLASSES
             .iter()
-            .map(|c| (c.to_string(), self.by_class.get(c).copied().unwrap_or(0)))
+            .zip(self.by_class)
+            .map(|(c, n)| (c.as_str().to_string(), n))
             .collect();
         section(out, "class", classes)?;
-        let radii = ["safe", "low", "medium", "high", "unknown"]
+        let radii = RADII
             .iter()
-            .filter_map(|r| self.by_radius.get(r).map(|n| (r.to_string(), *n)))
+            .zip(self.by_radius)
+            .filter(|(_, n)| *n > 0)
+            .map(|(r, n)| (r.as_str().to_string(), n))
             .collect();
         section(out, "blast radius", radii)?;
         let mut cats: Vec<(String, u64)> = self
@@ -188,115 +231,162 @@ impl Summary {
     }
 }
 
+/// Adds one to `word`'s count, copying the word only the first time.
+fn bump(counts: &mut HashMap<String, u64>, word: &str) {
+    match counts.get_mut(word) {
+        Some(n) => *n += 1,
+        None => {
+            counts.insert(word.to_string(), 1);
+        }
+    }
+}
+
+/// A batch of input lines as raw bytes: one buffer and where each line is.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    /// `(line number, start, end)` of every non-blank line.
+    lines: Vec<(u64, usize, usize)>,
+}
+
 /// Reads lines as raw bytes so that invalid UTF-8 is reported, not fatal.
 struct LineSource {
-    readers: Vec<Box<dyn BufRead>>,
+    readers: Vec<Box<dyn BufRead + Send>>,
     line: u64,
-    input: InputFormat,
+    bytes_read: u64,
 }
 
 impl LineSource {
-    fn next_batch(&mut self, max: usize, bytes_read: &mut u64) -> io::Result<Vec<(u64, Item)>> {
-        let mut batch = Vec::with_capacity(max.min(65_536));
-        let mut buf = Vec::new();
-        while batch.len() < max {
+    /// Reads up to `max` non-blank lines into one buffer.
+    fn next_batch(&mut self, max: usize) -> io::Result<Batch> {
+        let mut batch = Batch {
+            bytes: Vec::with_capacity(max.min(65_536) * 48),
+            lines: Vec::with_capacity(max.min(65_536)),
+        };
+        while batch.lines.len() < max {
             let Some(reader) = self.readers.first_mut() else {
                 break;
             };
-            buf.clear();
-            let n = reader.read_until(b'\n', &mut buf)?;
+            let start = batch.bytes.len();
+            let n = reader.read_until(b'\n', &mut batch.bytes)?;
             if n == 0 {
                 self.readers.remove(0);
                 continue;
             }
-            *bytes_read += n as u64;
+            self.bytes_read += n as u64;
             self.line += 1;
-            while buf.last() == Some(&b'\n') || buf.last() == Some(&b'\r') {
-                buf.pop();
-            }
-            if buf.iter().all(u8::is_ascii_whitespace) {
+            let line = &batch.bytes[start..];
+            let len = line
+                .iter()
+                .rposition(|&b| b != b'\n' && b != b'\r')
+                .map_or(0, |i| i + 1);
+            if line[..len].iter().all(u8::is_ascii_whitespace) {
+                batch.bytes.truncate(start);
                 continue;
             }
-            batch.push((self.line, self.item(&buf)));
+            batch.lines.push((self.line, start, start + len));
         }
         Ok(batch)
     }
-
-    fn item(&self, bytes: &[u8]) -> Item {
-        match self.input {
-            InputFormat::Lines => match std::str::from_utf8(bytes) {
-                Ok(s) => Item::Command {
-                    text: s.to_string(),
-                    lossy: false,
-                },
-                Err(e) => Item::Command {
-                    text: String::from_utf8_lossy(bytes).into_owned(),
-                    lossy: e.valid_up_to() < bytes.len(),
-                },
-            },
-            InputFormat::Jsonl => match serde_json::from_slice::<Value>(bytes) {
-                Ok(v) => match v.get("command").and_then(Value::as_str) {
-                    Some(c) => Item::Command {
-                        text: c.to_string(),
-                        lossy: false,
-                    },
-                    None => Item::Bad {
-                        message: "no string `command` field".into(),
-                    },
-                },
-                Err(e) => Item::Bad {
-                    message: format!("invalid JSON: {e}"),
-                },
-            },
-        }
-    }
 }
 
-fn classify_item(classifier: &Classifier, line: u64, item: Item, want_gaps: bool) -> Outcome {
-    match item {
-        Item::Bad { message } => Outcome {
-            line,
-            command: String::new(),
-            label: None,
-            error: Some(message),
-            unknown_word: None,
-        },
-        Item::Command { text, lossy } => {
-            let (mut label, unknown_word) = if want_gaps {
-                let a = classifier.analyze(&text);
-                let word = (a.label.class == Class::Unknown)
-                    .then(|| {
-                        a.commands
-                            .first()
-                            .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
-                    })
-                    .flatten();
-                (a.label, word)
-            } else {
-                (classifier.classify(&text), None)
+/// What a worker needs besides the lines.
+struct Job<'a> {
+    classifier: &'a Classifier,
+    input: InputFormat,
+    format: ScanFormat,
+}
+
+impl Job<'_> {
+    /// Classifies a share of a batch and renders what the main thread will
+    /// write: the records, the errors and the counts. Done on the worker so
+    /// that the main thread only copies bytes out, and every allocation is
+    /// freed on the thread that made it.
+    fn run(&self, bytes: &[u8], lines: &[(u64, usize, usize)]) -> Part {
+        let mut part = Part::default();
+        if self.format == ScanFormat::Jsonl {
+            part.out.reserve(lines.len() * 160);
+        }
+        for &(line, start, end) in lines {
+            let raw = &bytes[start..end];
+            let (text, lossy): (Cow<'_, str>, bool) = match self.input {
+                InputFormat::Lines => match std::str::from_utf8(raw) {
+                    Ok(s) => (Cow::Borrowed(s), false),
+                    Err(_) => (String::from_utf8_lossy(raw), true),
+                },
+                InputFormat::Jsonl => match command_field(raw) {
+                    Ok(c) => (Cow::Owned(c), false),
+                    Err(message) => {
+                        part.summary.add_bad();
+                        part.errors.push((line, message));
+                        if self.format == ScanFormat::Jsonl {
+                            let error = Some((line, part.errors[part.errors.len() - 1].1.as_str()));
+                            // Writing into a Vec cannot fail.
+                            let _ = toolgate::report::write_record(&mut part.out, "", None, error);
+                        }
+                        continue;
+                    }
+                },
             };
-            if lossy && label.class == Class::Safe {
-                label = Label::unknown("the command is not valid UTF-8");
-            }
-            Outcome {
-                line,
-                command: text,
-                label: Some(label),
-                error: lossy.then(|| "invalid UTF-8 (read lossily)".to_string()),
-                unknown_word,
-            }
+            self.command(&mut part, line, &text, lossy);
+        }
+        part
+    }
+
+    fn command(&self, part: &mut Part, line: u64, text: &str, lossy: bool) {
+        const LOSSY: &str = "invalid UTF-8 (read lossily)";
+        let summary = self.format != ScanFormat::Jsonl;
+        let (mut label, unknown_word) = if summary {
+            let a = self.classifier.analyze(text);
+            let word = (a.label.class == Class::Unknown)
+                .then(|| {
+                    a.commands
+                        .first()
+                        .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
+                })
+                .flatten();
+            (a.label, word)
+        } else {
+            (self.classifier.classify(text), None)
+        };
+        if lossy && label.class == Class::Safe {
+            label = Label::unknown("the command is not valid UTF-8");
+        }
+        if lossy {
+            part.errors.push((line, LOSSY.to_string()));
+        }
+        part.summary
+            .add(&label, lossy, summary.then_some(unknown_word.as_deref()));
+        if !summary {
+            let error = lossy.then_some((line, LOSSY));
+            // Writing into a Vec cannot fail.
+            let _ = toolgate::report::write_record(&mut part.out, text, Some(&label), error);
         }
     }
 }
 
-fn write_jsonl(out: &mut dyn Write, o: &Outcome) -> io::Result<()> {
-    let error = o.error.as_deref().map(|e| (o.line, e));
-    toolgate::report::write_record(&mut &mut *out, &o.command, o.label.as_ref(), error)
+/// The `command` field of one `--input jsonl` line.
+fn command_field(raw: &[u8]) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        command: Option<Value>,
+    }
+    match serde_json::from_slice::<Line>(raw) {
+        Ok(Line {
+            command: Some(Value::String(c)),
+        }) => Ok(c),
+        Ok(_) => Err("no string `command` field".into()),
+        Err(e) => Err(format!("invalid JSON: {e}")),
+    }
 }
+
+/// Lines per worker task: enough to amortise a task, few enough that both
+/// cores stay busy to the end of a batch.
+const TASK_LINES: usize = 512;
 
 /// Runs `scan`; returns whether `--fail-on` was triggered.
 pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let mut readers: Vec<Box<dyn BufRead>> = Vec::new();
+    let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
     let mut total_bytes = 0u64;
     if args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-") {
         if args.files.len() > 1 {
@@ -307,7 +397,7 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         for f in &args.files {
             let file = File::open(f).with_context(|| format!("opening {}", f.display()))?;
             total_bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
-            readers.push(Box::new(BufReader::with_capacity(1 << 16, file)) as Box<dyn BufRead>);
+            readers.push(Box::new(BufReader::with_capacity(1 << 16, file)));
         }
     }
     let format = args.format.unwrap_or(if io::stdout().is_terminal() {
@@ -331,38 +421,41 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
     let mut source = LineSource {
         readers,
         line: 0,
-        input: args.input,
+        bytes_read: 0,
     };
-    let want_gaps = format != ScanFormat::Jsonl;
-    let mut summary = Summary::default();
-    let mut bytes_read = 0u64;
+    let job = Job {
+        classifier,
+        input: args.input,
+        format,
+    };
     let chunk = args.chunk.max(1);
+    let mut summary = Summary::default();
     let mut stderr = io::stderr().lock();
-    loop {
-        let batch = source
-            .next_batch(chunk, &mut bytes_read)
-            .context("reading input")?;
-        if batch.is_empty() {
-            break;
-        }
-        let outcomes: Vec<Outcome> = pool.install(|| {
-            batch
-                .into_par_iter()
-                .map(|(line, item)| classify_item(classifier, line, item, want_gaps))
-                .collect()
-        });
-        for o in &outcomes {
-            if let Some(e) = &o.error {
-                writeln!(stderr, "toolgate scan: line {}: {e}", o.line)?;
+    let mut batch = source.next_batch(chunk).context("reading input")?;
+    while !batch.lines.is_empty() {
+        // Classify this batch while the next one is read; the main thread
+        // only writes.
+        let (parts, next) = pool.join(
+            || {
+                batch
+                    .lines
+                    .par_chunks(TASK_LINES)
+                    .map(|lines| job.run(&batch.bytes, lines))
+                    .collect::<Vec<Part>>()
+            },
+            || source.next_batch(chunk),
+        );
+        for part in parts {
+            for (line, e) in &part.errors {
+                writeln!(stderr, "toolgate scan: line {line}: {e}")?;
             }
-            summary.add(o);
-            if format == ScanFormat::Jsonl {
-                write_jsonl(out, o)?;
-            }
+            out.write_all(&part.out)?;
+            summary.merge(part.summary);
         }
         if let Some(bar) = &progress {
-            bar.set_position(bytes_read);
+            bar.set_position(source.bytes_read);
         }
+        batch = next.context("reading input")?;
     }
     if let Some(bar) = progress {
         bar.finish_and_clear();
