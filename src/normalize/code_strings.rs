@@ -94,11 +94,38 @@ fn scan_calls(code: &str, want: Argument, out: &mut Vec<String>) {
     }
 }
 
+/// True for a byte some name in [`CALLS`] starts with: most bytes of code
+/// start none, and skipping them saves comparing every name there.
+const fn starts_a_call(b: u8) -> bool {
+    let mut i = 0;
+    while i < CALLS.len() {
+        if CALLS[i].as_bytes()[0] == b {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// [`starts_a_call`] for every byte, computed at compile time.
+const CALL_START: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = starts_a_call(b as u8);
+        b += 1;
+    }
+    table
+};
+
 /// When a call name starts at `at` and is followed by `(`, optional spaces
 /// and an argument of the wanted kind: the argument's opening byte and the
 /// byte that closes it.
 fn call_at(bytes: &[u8], at: usize, want: Argument) -> Option<(usize, u8)> {
     let rest = &bytes[at..];
+    if !rest.first().is_some_and(|&b| CALL_START[usize::from(b)]) {
+        return None;
+    }
     CALLS.iter().find_map(|name| {
         let mut i = at + name.len();
         if !rest.starts_with(name.as_bytes()) {
