@@ -317,8 +317,11 @@ pub struct Matcher {
     index: Option<FlatIndex<'static>>,
     /// Per shipped group: its state, made on first use.
     /// (Boxed: a process uses a handful of the hundreds of slots.)
-    slots: Vec<OnceLock<Box<PatternGroup>>>,
+    slots: Vec<OnceLock<Option<Slot>>>,
 }
+
+/// A shipped group made ready: its command word and its state.
+type Slot = (&'static str, Box<PatternGroup>);
 
 /// A yes/no check over a canonical form.
 enum Checker {
@@ -438,15 +441,19 @@ impl Matcher {
     ) -> impl Iterator<Item = (Option<&'a str>, &'a PatternGroup)> {
         let word = match &self.index {
             Some(index) => index
-                .find(plan::SPECIAL_WORD, Some(groups.family), name)
-                .and_then(|(i, g)| {
+                .find_number(plan::SPECIAL_WORD, Some(groups.family), name)
+                .and_then(|i| {
+                    // Decoded once: a scan looks the same words up again
+                    // and again.
                     let slot = self.slots.get(i)?.get_or_init(|| {
+                        let g = index.group(i)?;
                         let rules = Rules::Shipped(g.rules);
                         let group =
                             PatternGroup::new(groups.globbed.what, rules, shipped_parts_of(&g));
-                        Box::new(group)
+                        Some((g.word, Box::new(group)))
                     });
-                    Some((Some(g.word), slot.as_ref()))
+                    let (word, group) = slot.as_ref()?;
+                    Some((Some(*word), group.as_ref()))
                 }),
             None => groups
                 .by_word

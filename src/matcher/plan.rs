@@ -429,6 +429,12 @@ impl<'a> FlatIndex<'a> {
         family: Option<Family>,
         word: &str,
     ) -> Option<(usize, FlatGroup<'a>)> {
+        let entry = self.find_number(special, family, word)?;
+        Some((entry, self.group(entry)?))
+    }
+
+    /// The number of the group filed under a key, without decoding it.
+    pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
         let table = HEADER + self.groups * GROUP_WORDS;
         let mask = self.table - 1;
         let family = family_code(family);
@@ -441,7 +447,7 @@ impl<'a> FlatIndex<'a> {
                 && self.word(base + 1)? == family
                 && self.slice(self.word(base + 3)?, self.word(base + 4)?)? == word.as_bytes()
             {
-                return Some((entry, self.group(entry)?));
+                return Some(entry);
             }
             slot = (slot + 1) & mask;
         }
