@@ -410,8 +410,17 @@ impl<'c> Walk<'c> {
             self.find(h, display.as_deref().unwrap_or(""));
         }
         hits.clear();
-        if let Err(e) = m.command_matches(tax, &m.safe, &canon, &mut hits) {
-            broken.push(e);
+        // Safe entries decide a label only for the one top-level command of
+        // a command nothing has yet ruled out; `explain` shows them always.
+        let may_be_safe = self.invocations == 1
+            && depth == 0
+            && self.worst.is_none()
+            && self.not_safe.is_empty()
+            && broken.is_empty();
+        if self.explain || may_be_safe {
+            if let Err(e) = m.command_matches(tax, &m.safe, &canon, &mut hits) {
+                broken.push(e);
+            }
         }
         for e in broken {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
