@@ -1008,6 +1008,20 @@ fn is_assignment(word: &Word, src: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        #[test]
+        fn plain_words_read_fast_as_the_general_reader_reads_them(
+            src in "[a-z0-9=.,/(){}\\[\\]*?@+!$'\" ;|&<>#~:_-]{0,24}"
+        ) {
+            let fast = parse(&src);
+            super::super::word::SLOW_WORDS.with(|s| s.set(true));
+            let slow = parse(&src);
+            super::super::word::SLOW_WORDS.with(|s| s.set(false));
+            proptest::prop_assert_eq!(fast, slow);
+        }
+    }
+
     fn words(src: &str) -> Vec<Vec<String>> {
         let s = parse(src);
         assert!(s.error.is_none(), "{src:?}: {:?}", s.error);

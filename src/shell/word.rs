@@ -66,6 +66,30 @@ impl Parser<'_> {
     /// metacharacter or the end.
     pub(super) fn read_word(&mut self) -> Option<Word> {
         let start = self.pos;
+        // Most words are one run of plain bytes ended by a blank, an
+        // operator or the end: taken in one slice, without a buffer.
+        // (A `(` after the run may make an array or a glob: read slowly.)
+        let run = self.src[start..]
+            .iter()
+            .take_while(|&&b| PLAIN_RUN[usize::from(b)])
+            .count();
+        if run > 0
+            && fast_words()
+            && !self.failed()
+            && self
+                .src
+                .get(start + run)
+                .is_none_or(|&b| is_meta(b) && b != b'(')
+        {
+            self.pos += run;
+            return Some(Word {
+                text: self.text[start..self.pos].to_string(),
+                literal: true,
+                quoted: false,
+                substitution: false,
+                span: start..self.pos,
+            });
+        }
         let mut w = WordBuf::new(start);
         // Process substitution `<(…)`, `>(…)` and zsh's `=(…)` at word start.
         if matches!(self.peek(), Some(b'<' | b'>' | b'=')) && self.peek_at(1) == Some(b'(') {
@@ -651,6 +675,39 @@ pub(super) fn is_meta(b: u8) -> bool {
         b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
     )
 }
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests that compare the fast path for plain words with the
+    /// general one.
+    pub(super) static SLOW_WORDS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether plain words may take the fast path (always, outside tests).
+fn fast_words() -> bool {
+    #[cfg(test)]
+    if SLOW_WORDS.with(std::cell::Cell::get) {
+        return false;
+    }
+    true
+}
+
+/// Bytes a word made only of them means literally: [`is_plain`] bytes,
+/// `=`, and the dots and commas that only braces make special.
+const PLAIN_RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'/' | b'-' | b'_' | b':' | b'%' | b'^' | b'~' | b'#' | b'.' | b',' | b'='
+            );
+        b += 1;
+    }
+    table
+};
 
 /// Bytes that mean nothing special anywhere inside an unquoted word.
 fn is_plain(b: u8) -> bool {
