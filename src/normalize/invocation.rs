@@ -75,7 +75,10 @@ pub fn command_name(word: &Word) -> (Cow<'_, str>, bool) {
         .unwrap_or(base);
     let plain = word.literal
         && !base.is_empty()
-        && (cut == 0 || SYSTEM_DIRS.iter().any(|d| text == format!("{d}{base}")));
+        && (cut == 0
+            || text
+                .strip_suffix(base)
+                .is_some_and(|dir| SYSTEM_DIRS.contains(&dir)));
     let name = if base
         .bytes()
         .any(|b| b.is_ascii_uppercase() || !b.is_ascii())
