@@ -45,13 +45,26 @@ impl Canonical {
     }
 }
 
-fn push_token(out: &mut String, tok: &str) {
-    if tok.contains(SEP) {
-        out.push_str(&tok.replace(SEP, " "));
+/// Pushes text that belongs in a token, a separator inside it turned into
+/// a space.
+fn push_part(out: &mut String, text: &str) {
+    if text.contains(SEP) {
+        out.push_str(&text.replace(SEP, " "));
     } else {
-        out.push_str(tok);
+        out.push_str(text);
     }
+}
+
+fn push_token(out: &mut String, tok: &str) {
+    push_part(out, tok);
     out.push(SEP);
+}
+
+/// Pushes `flag=value` as one token.
+fn push_value(out: &mut String, flag: &str, value: &str) {
+    push_part(out, flag);
+    out.push('=');
+    push_token(out, value);
 }
 
 /// Looks up the argument conventions active for a command path.
@@ -155,7 +168,8 @@ pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
         i += 1;
         if after_dashdash {
             if t.starts_with('-') {
-                push_token(&mut out, &format!("./{t}"));
+                out.push_str("./");
+                push_token(&mut out, t);
             } else {
                 push_token(&mut out, t);
             }
@@ -187,7 +201,7 @@ pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
                 && i < args.len()
                 && !looks_like_option(&args[i].text)
             {
-                push_token(&mut out, &format!("{t}={}", args[i].text));
+                push_value(&mut out, t, &args[i].text);
                 i += 1;
             } else {
                 push_token(&mut out, t);
@@ -228,9 +242,9 @@ pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
             if specs.takes_value(flag) {
                 let rest = &body[pos + c.len_utf8()..];
                 if !rest.is_empty() {
-                    push_token(&mut out, &format!("{flag}={rest}"));
+                    push_value(&mut out, flag, rest);
                 } else if i < args.len() && !looks_like_option(&args[i].text) {
-                    push_token(&mut out, &format!("{flag}={}", args[i].text));
+                    push_value(&mut out, flag, &args[i].text);
                     i += 1;
                 } else {
                     push_token(&mut out, flag);
