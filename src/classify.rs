@@ -562,13 +562,25 @@ impl<'c> Walk<'c> {
         } else {
             if self.not_safe.is_empty() {
                 let name = self.first_name.as_deref().unwrap_or_default();
-                self.not_safe.push(Cow::Owned(format!(
-                    "no taxonomy entry recognises `{name}` in this form"
-                )));
+                let mut why = String::with_capacity(name.len() + 48);
+                why.push_str("no taxonomy entry recognises `");
+                why.push_str(name);
+                why.push_str("` in this form");
+                self.not_safe.push(Cow::Owned(why));
             }
-            Label::unknown(self.not_safe.join("; "))
+            match self.not_safe.len() {
+                1 if !self.explain => {
+                    Label::unknown(self.not_safe.pop().unwrap_or_default().into_owned())
+                }
+                _ => Label::unknown(self.not_safe.join("; ")),
+            }
         };
-        let not_safe = self.not_safe.into_iter().map(Cow::into_owned).collect();
+        // Only `explain` shows the reasons one by one.
+        let not_safe = if self.explain {
+            self.not_safe.into_iter().map(Cow::into_owned).collect()
+        } else {
+            Vec::new()
+        };
         Analysis {
             label,
             commands: self.commands,
