@@ -68,14 +68,16 @@ fn plain_prefix(bytes: &[u8]) -> usize {
     // True when some byte of `v` is zero, or below `n` (n <= 0x80).
     let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH != 0;
     let mut i = 0;
-    while let Some(chunk) = bytes.get(i..i + 8) {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
+    while i < bytes.len() {
+        // The last few bytes are padded with a letter.
+        let chunk = &bytes[i..bytes.len().min(i + 8)];
+        let mut word = [b'a'; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
         let v = u64::from_le_bytes(word);
         if below(v, 0x20) || below(v ^ (ONES * 0x22), 1) || below(v ^ (ONES * 0x5c), 1) {
             break;
         }
-        i += 8;
+        i += chunk.len();
     }
     i + bytes[i..]
         .iter()

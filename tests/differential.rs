@@ -131,13 +131,13 @@ fn simple_commands_agree_with_brush() {
                 .iter()
                 .filter(|c| !c.in_substitution)
                 .filter(named)
-                .map(|c| c.words[0].text.clone())
+                .map(|c| c.words[0].text.to_string())
                 .collect();
             let all: Vec<String> = script
                 .commands
                 .iter()
                 .filter(named)
-                .map(|c| c.words[0].text.clone())
+                .map(|c| c.words[0].text.to_string())
                 .collect();
             let theirs: Vec<String> = theirs.into_iter().flatten().collect();
             if theirs.len() < top.len() || theirs.len() > all.len() {

@@ -190,7 +190,7 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
                         None if t.len() > 2 && !t.starts_with("--") => Some(t[2..].to_string()),
                         None => {
                             i += 1;
-                            rest.get(i).map(|w| w.text.clone())
+                            rest.get(i).map(|w| w.text.to_string())
                         }
                     };
                     if let Some(v) = value {
@@ -255,7 +255,7 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
     if let Some((first, args)) = rest.split_first() {
         let (name, plain) = command_name(first);
         inv.name = Cow::Owned(name.into_owned());
-        inv.written = Cow::Owned(first.text.clone());
+        inv.written = Cow::Owned(first.text.to_string());
         inv.plain_name = plain;
         inv.args = Cow::Owned(args.to_vec());
     }

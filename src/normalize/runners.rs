@@ -167,7 +167,7 @@ pub fn nested(
     if let Some(script) = &inv.wrapper_script {
         out.push(Nested::Script {
             runner: inv.wrappers.last().cloned().unwrap_or_default(),
-            text: script.text.clone(),
+            text: script.text.to_string(),
             literal: script.literal,
         });
     }
@@ -202,7 +202,7 @@ pub fn nested(
         if let Some(a) = args.first().filter(|a| !a.text.starts_with('-')) {
             out.push(Nested::Script {
                 runner: "trap".into(),
-                text: a.text.clone(),
+                text: a.text.to_string(),
                 literal: a.literal,
             });
         }
@@ -296,7 +296,7 @@ fn shell(
             }
             out.push(Nested::Script {
                 runner,
-                text: script.text.clone(),
+                text: script.text.to_string(),
                 literal: script.literal,
             });
         }
@@ -663,7 +663,7 @@ fn interpreter(
                 found = true;
                 out.push(Nested::Code {
                     lang: name.into(),
-                    text: code.text.clone(),
+                    text: code.text.to_string(),
                 });
             }
             i += 2;
@@ -705,7 +705,7 @@ fn sql_client(
             if let Some(v) = args.get(i + 1) {
                 out.push(Nested::Sql {
                     client: client.into(),
-                    text: v.text.clone(),
+                    text: v.text.to_string(),
                 });
             }
             i += 2;

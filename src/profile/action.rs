@@ -232,7 +232,7 @@ fn words(command: &str) -> Vec<String> {
     shell::parse(command)
         .commands
         .into_iter()
-        .flat_map(|c| c.words.into_iter().map(|w| w.text))
+        .flat_map(|c| c.words.into_iter().map(|w| w.text.into_string()))
         .collect()
 }
 

@@ -964,7 +964,7 @@ impl<'a> Parser<'a> {
                 let quoted = target.quoted;
                 self.heredocs.push(PendingHeredoc {
                     cmd: None,
-                    delimiter: target.text.clone(),
+                    delimiter: target.text.to_string(),
                     strip_tabs,
                     quoted,
                 });
@@ -1027,7 +1027,7 @@ mod tests {
         assert!(s.error.is_none(), "{src:?}: {:?}", s.error);
         s.commands
             .iter()
-            .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
+            .map(|c| c.words.iter().map(|w| w.text.to_string()).collect())
             .collect()
     }
 
@@ -1087,7 +1087,12 @@ mod tests {
             let got: Vec<String> = s
                 .commands
                 .iter()
-                .map(|c| c.words.first().map(|w| w.text.clone()).unwrap_or_default())
+                .map(|c| {
+                    c.words
+                        .first()
+                        .map(|w| w.text.to_string())
+                        .unwrap_or_default()
+                })
                 .collect();
             assert_eq!(got, want, "{src:?}");
         }

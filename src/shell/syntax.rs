@@ -9,6 +9,7 @@
 
 use std::ops::Range;
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 /// One shell word after quote removal.
@@ -16,7 +17,8 @@ use serde::Serialize;
 pub struct Word {
     /// The word's text with quotes and escapes removed. Expansions the shell
     /// would perform (`$x`, `$(…)`, globs) are kept as written.
-    pub text: String,
+    /// (Short words, most of them, are stored inline: no allocation each.)
+    pub text: CompactString,
     /// True when the shell cannot change the word: no parameter expansion,
     /// command or process substitution, arithmetic, glob or brace expansion.
     pub literal: bool,
@@ -30,7 +32,7 @@ pub struct Word {
 
 impl Word {
     /// A literal, unquoted word (used by the normaliser for synthetic words).
-    pub fn literal(text: impl Into<String>) -> Word {
+    pub fn literal(text: impl Into<CompactString>) -> Word {
         Word {
             text: text.into(),
             literal: true,

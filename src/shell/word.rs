@@ -3,6 +3,8 @@
 //! which are parsed in place as nested command lists.
 
 use super::parse::{parse_at_depth, End, Parser, MAX_DEPTH};
+use compact_str::CompactString;
+
 use super::syntax::{Limit, Word};
 
 /// A word being built.
@@ -41,10 +43,7 @@ impl WordBuf {
             self.literal = false;
         }
         Word {
-            text: match String::from_utf8(self.bytes) {
-                Ok(s) => s,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            },
+            text: CompactString::from_utf8_lossy(&self.bytes),
             literal: self.literal,
             quoted: self.quoted,
             substitution: self.substitution,
@@ -83,7 +82,7 @@ impl Parser<'_> {
         {
             self.pos += run;
             return Some(Word {
-                text: self.text[start..self.pos].to_string(),
+                text: CompactString::new(&self.text[start..self.pos]),
                 literal: true,
                 quoted: false,
                 substitution: false,
