@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
+use compact_str::CompactString;
 use serde::Serialize;
 
 use crate::error::TaxonomyError;
@@ -208,7 +209,7 @@ struct Walk<'c> {
     /// The worst finding so far, as (blast radius, rule index).
     worst: Option<(BlastRadius, usize)>,
     /// The first command word examined, for the "no entry" reason.
-    first_name: Option<String>,
+    first_name: Option<CompactString>,
     not_safe: Vec<Cow<'static, str>>,
     /// The safe entry that matched the single top-level command.
     safe_rule: Option<usize>,
@@ -365,7 +366,7 @@ impl<'c> Walk<'c> {
         if self.invocations > 1 {
             self.refuse_safe("more than one command");
         } else {
-            self.first_name = Some(inv.name.to_string());
+            self.first_name = Some(CompactString::new(&inv.name));
         }
         if !inv.keeps_safe {
             self.refuse_safe_with(|| {
@@ -547,8 +548,8 @@ impl<'c> Walk<'c> {
                 class: Class::Destructive,
                 origin: Origin::Classifier,
                 blast_radius: Some(rule.blast_radius),
-                category: rule.category.to_string(),
-                reason: rule.reason.to_string(),
+                category: rule.category.clone(),
+                reason: rule.reason.clone(),
             }
         } else if let (true, Some(rule_index)) = (self.not_safe.is_empty(), self.safe_rule) {
             let rule = &tax.rules[rule_index];
@@ -556,8 +557,8 @@ impl<'c> Walk<'c> {
                 class: Class::Safe,
                 origin: Origin::Classifier,
                 blast_radius: Some(BlastRadius::Safe),
-                category: rule.category.to_string(),
-                reason: rule.reason.to_string(),
+                category: rule.category.clone(),
+                reason: rule.reason.clone(),
             }
         } else {
             if self.not_safe.is_empty() {

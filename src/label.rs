@@ -5,6 +5,7 @@
 //! keys `safety_label`, `blast_radius`, `category` and `reason`, so the rules for
 //! which keys appear live here and nowhere else.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -134,19 +135,21 @@ pub struct Label {
     /// Empty (`None`) when nothing was said, e.g. for an empty command.
     pub blast_radius: Option<BlastRadius>,
     /// Taxonomy category such as `fs-delete`; empty when none applies.
-    pub category: String,
+    /// (Borrowed from the embedded taxonomy when it comes from there: a
+    /// label costs no allocation.)
+    pub category: Cow<'static, str>,
     /// Why the label is what it is, for a person.
-    pub reason: String,
+    pub reason: Cow<'static, str>,
 }
 
 impl Label {
     /// An unknown label from the classifier with the given reason.
-    pub fn unknown(reason: impl Into<String>) -> Label {
+    pub fn unknown(reason: impl Into<Cow<'static, str>>) -> Label {
         Label {
             class: Class::Unknown,
             origin: Origin::Classifier,
             blast_radius: Some(BlastRadius::Unknown),
-            category: String::new(),
+            category: Cow::Borrowed(""),
             reason: reason.into(),
         }
     }
@@ -172,10 +175,10 @@ impl Label {
             md.insert(KEY_BLAST_RADIUS, radius.as_str().to_string());
         }
         if !self.category.is_empty() {
-            md.insert(KEY_CATEGORY, self.category.clone());
+            md.insert(KEY_CATEGORY, self.category.to_string());
         }
         if matches!(self.class, Class::Safe | Class::Destructive) && !self.reason.is_empty() {
-            md.insert(KEY_REASON, self.reason.clone());
+            md.insert(KEY_REASON, self.reason.to_string());
         }
         md
     }
@@ -225,7 +228,7 @@ mod tests {
             class: Class::Safe,
             origin: Origin::Annotation,
             blast_radius: Some(BlastRadius::Safe),
-            category: String::new(),
+            category: "".into(),
             reason: "read-only tool".into(),
         };
         let md = safe.metadata();

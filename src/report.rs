@@ -26,9 +26,9 @@ pub fn write_record<W: Write>(
     let md = label.map(|l| {
         (
             l.blast_radius.map(|r| r.as_str()),
-            (!l.category.is_empty()).then_some(l.category.as_str()),
+            (!l.category.is_empty()).then_some(l.category.as_ref()),
             (matches!(l.class, Class::Safe | Class::Destructive) && !l.reason.is_empty())
-                .then_some(l.reason.as_str()),
+                .then_some(l.reason.as_ref()),
             l.class.as_str(),
         )
     });

@@ -9,8 +9,8 @@ fn label(class: Class, origin: Origin) -> Label {
         class,
         origin,
         blast_radius: Some(BlastRadius::Unknown),
-        category: String::new(),
-        reason: String::new(),
+        category: "".into(),
+        reason: "".into(),
     }
 }
 

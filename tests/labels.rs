@@ -129,7 +129,7 @@ fn bundled_flags_match_the_same_entry() {
     ] {
         let l = classify(cmd);
         assert_eq!(
-            (l.class, l.blast_radius, l.category.as_str()),
+            (l.class, l.blast_radius, l.category.as_ref()),
             (D, HIGH, "fs-delete"),
             "{cmd}"
         );
