@@ -21,8 +21,21 @@ pub fn write_record<W: Write>(
     label: Option<&Label>,
     error: Option<(u64, &str)>,
 ) -> io::Result<()> {
+    let mut record = Vec::with_capacity(command.len() + 160);
+    push_record(&mut record, command, label, error);
+    out.write_all(&record)
+}
+
+/// [`write_record`] into a buffer, as `scan`'s workers render records.
+pub fn push_record(
+    out: &mut Vec<u8>,
+    command: &str,
+    label: Option<&Label>,
+    error: Option<(u64, &str)>,
+) {
     // The same keys and rules as `Label::metadata`, read straight from the
-    // label.
+    // label. Each key comes with its quotes and colon, so that a field is
+    // three copies, two of them of a known length.
     let md = label.map(|l| {
         (
             l.blast_radius.map(|r| r.as_str()),
@@ -32,32 +45,35 @@ pub fn write_record<W: Write>(
             l.class.as_str(),
         )
     });
-    let mut first = true;
-    let mut field = |out: &mut W, key: &str, value: &str| -> io::Result<()> {
-        out.write_all(if first { b"{\"" } else { b",\"" })?;
-        first = false;
-        out.write_all(key.as_bytes())?;
-        out.write_all(b"\":")?;
-        write_json_str(out, value)
-    };
+    out.push(b'{');
     if let Some(v) = md.and_then(|m| m.0) {
-        field(out, "blast_radius", v)?;
+        field(out, b"\"blast_radius\":", v);
     }
     if let Some(v) = md.and_then(|m| m.1) {
-        field(out, "category", v)?;
+        field(out, b"\"category\":", v);
     }
-    field(out, "command", command)?;
+    field(out, b"\"command\":", command);
     if let Some((line, message)) = error {
-        field(out, "error", message)?;
-        write!(out, ",\"line\":{line}")?;
+        field(out, b"\"error\":", message);
+        // Writing into a Vec cannot fail.
+        let _ = write!(out, "\"line\":{line},");
     }
     if let Some(v) = md.and_then(|m| m.2) {
-        field(out, "reason", v)?;
+        field(out, b"\"reason\":", v);
     }
     if let Some((_, _, _, class)) = md {
-        field(out, "safety_label", class)?;
+        field(out, b"\"safety_label\":", class);
     }
-    out.write_all(b"}\n")
+    // Every field ends with a comma; the last one's becomes the brace.
+    out.pop();
+    out.extend_from_slice(b"}\n");
+}
+
+#[inline(always)]
+fn field(out: &mut Vec<u8>, key: &'static [u8], value: &str) {
+    out.extend_from_slice(key);
+    push_json_str(out, value);
+    out.push(b',');
 }
 
 /// How many leading bytes need no JSON escape (none is `"`, `\\` or a
@@ -67,17 +83,23 @@ fn plain_prefix(bytes: &[u8]) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // True when some byte of `v` is zero, or below `n` (n <= 0x80).
     let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH != 0;
+    let clean =
+        |v: u64| !(below(v, 0x20) || below(v ^ (ONES * 0x22), 1) || below(v ^ (ONES * 0x5c), 1));
     let mut i = 0;
-    while i < bytes.len() {
-        // The last few bytes are padded with a letter.
-        let chunk = &bytes[i..bytes.len().min(i + 8)];
-        let mut word = [b'a'; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        let v = u64::from_le_bytes(word);
-        if below(v, 0x20) || below(v ^ (ONES * 0x22), 1) || below(v ^ (ONES * 0x5c), 1) {
+    while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+        if !clean(u64::from_le_bytes(chunk)) {
             break;
         }
-        i += chunk.len();
+        i += 8;
+    }
+    // The last few bytes, padded with a letter.
+    let rest = &bytes[i..];
+    if rest.len() < 8 {
+        let mut word = [b'a'; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        if clean(u64::from_le_bytes(word)) {
+            return bytes.len();
+        }
     }
     i + bytes[i..]
         .iter()
@@ -85,13 +107,14 @@ fn plain_prefix(bytes: &[u8]) -> usize {
         .unwrap_or(bytes.len() - i)
 }
 
-/// Writes `s` as a JSON string, escaped as serde_json escapes it (a test
+/// Appends `s` as a JSON string, escaped as serde_json escapes it (a test
 /// holds the two together). Runs of bytes that need no escape, nearly
-/// every byte of a command, are written in one call.
-fn write_json_str<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
+/// every byte of a command, are copied in one go.
+fn push_json_str(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
-    out.write_all(b"\"")?;
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
     let mut run = 0;
     let mut i = 0;
     while i < bytes.len() {
@@ -116,12 +139,12 @@ fn write_json_str<W: Write + ?Sized>(out: &mut W, s: &str) -> io::Result<()> {
             ],
             _ => continue,
         };
-        out.write_all(&bytes[run..i - 1])?;
-        out.write_all(escape)?;
+        out.extend_from_slice(&bytes[run..i - 1]);
+        out.extend_from_slice(escape);
         run = i;
     }
-    out.write_all(&bytes[run..])?;
-    out.write_all(b"\"")
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
 }
 
 #[cfg(test)]
@@ -163,8 +186,7 @@ mod tests {
         );
         for s in cases {
             let mut ours = Vec::new();
-            let wrote = write_json_str(&mut ours, &s);
-            assert!(wrote.is_ok());
+            push_json_str(&mut ours, &s);
             let theirs = serde_json::to_string(&s).unwrap_or_default();
             assert_eq!(String::from_utf8_lossy(&ours), theirs, "{s:?}");
         }

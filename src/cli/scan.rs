@@ -321,8 +321,7 @@ impl Job<'_> {
                         part.errors.push((line, message));
                         if self.format == ScanFormat::Jsonl {
                             let error = Some((line, part.errors[part.errors.len() - 1].1.as_str()));
-                            // Writing into a Vec cannot fail.
-                            let _ = toolgate::report::write_record(&mut part.out, "", None, error);
+                            toolgate::report::push_record(&mut part.out, "", None, error);
                         }
                         continue;
                     }
@@ -359,8 +358,7 @@ impl Job<'_> {
             .add(&label, lossy, summary.then_some(unknown_word.as_deref()));
         if !summary {
             let error = lossy.then_some((line, LOSSY));
-            // Writing into a Vec cannot fail.
-            let _ = toolgate::report::write_record(&mut part.out, text, Some(&label), error);
+            toolgate::report::push_record(&mut part.out, text, Some(&label), error);
         }
     }
 }

@@ -249,7 +249,7 @@ fn family_of(code: u32) -> Option<Family> {
 /// The hash a group's key is filed under (FNV-1a over its parts).
 pub fn key_hash(special: u8, family: Option<Family>, word: &str) -> u64 {
     let head = [special, family_code(family) as u8];
-    fnv1a(FNV_OFFSET, head.into_iter().chain(word.bytes()))
+    fnv1a(fnv1a(FNV_OFFSET, head), word.bytes())
 }
 
 /// What [`write_index`] files for one group.
@@ -442,10 +442,13 @@ impl<'a> FlatIndex<'a> {
         for _ in 0..self.table {
             let entry = (self.word(table + slot)? as usize).checked_sub(1)?;
             // Compare the key's parts in place; decode only the match.
-            let base = HEADER + entry * GROUP_WORDS;
-            if self.word(base)? == u32::from(special)
-                && self.word(base + 1)? == family
-                && self.slice(self.word(base + 3)?, self.word(base + 4)?)? == word.as_bytes()
+            let at = (HEADER + entry * GROUP_WORDS) * 4;
+            let record = self.bytes.get(at..at + 20)?;
+            let w = |k: usize| le_u32(record, k * 4);
+            if w(0)? == u32::from(special)
+                && w(1)? == family
+                && w(4)? as usize == word.len()
+                && self.slice(w(3)?, w(4)?)? == word.as_bytes()
             {
                 return Some(entry);
             }
