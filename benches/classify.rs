@@ -94,7 +94,7 @@ fn bench(c: &mut Criterion) {
             out.clear();
             for l in &lines {
                 let label = classifier.classify(l);
-                let _ = toolgate::report::write_record(&mut out, l, Some(&label), None);
+                toolgate::report::push_record(&mut out, l, Some(&label), None);
             }
             out.len()
         })

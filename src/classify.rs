@@ -10,7 +10,9 @@
 //!   I/O; a taxonomy that fails to load degrades every label to unknown.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
 use compact_str::CompactString;
@@ -293,8 +295,12 @@ impl<'c> Walk<'c> {
             });
         }
         let feeds = stdin_feeds(&script, &self.c.tax);
-        for (cmd, (stdin, source)) in script.commands.iter().zip(feeds) {
-            self.command(cmd, stdin.as_deref(), source, depth, via);
+        for (i, cmd) in script.commands.iter().enumerate() {
+            let (stdin, source) = match feeds.as_ref().and_then(|f| f.get(i)) {
+                Some((stdin, source)) => (stdin.as_deref(), *source),
+                None => (cmd.stdin.as_ref().map(|t| t.text.as_str()), None),
+            };
+            self.command(cmd, stdin, source, depth, via);
         }
         if script.commands.is_empty() && script.error.is_none() {
             self.refuse_safe("no command");
@@ -609,24 +615,23 @@ fn excerpt(text: &str) -> String {
 /// here-document, a here-string, or `echo …`/`printf …`/`cat <<EOF` in the
 /// previous pipeline stage), and the downloader or decoder upstream in its
 /// pipeline when the input came from the network or was decoded. One pass,
-/// so long pipelines stay linear.
-fn stdin_feeds(script: &Script, tax: &Taxonomy) -> Vec<(Option<String>, Option<&'static str>)> {
-    // Without pipes, only here-documents and here-strings feed stdin.
+/// so long pipelines stay linear. `None` for a script without pipes, whose
+/// commands only their own here-documents and here-strings feed.
+fn stdin_feeds(
+    script: &Script,
+    tax: &Taxonomy,
+) -> Option<Vec<(Option<String>, Option<&'static str>)>> {
     if !script
         .commands
         .iter()
         .any(|c| c.stage > 0 || c.upstream.is_some())
     {
-        return script
-            .commands
-            .iter()
-            .map(|c| (c.stdin.as_ref().map(|t| t.text.clone()), None))
-            .collect();
+        return None;
     }
     // Per pipeline: the last command seen and the first source found among
     // the stages before it. Each command is examined as a source at most
     // once, when a later stage first needs it.
-    let mut state: HashMap<usize, (usize, Option<&'static str>)> = HashMap::new();
+    let mut state: FxHashMap<usize, (usize, Option<&'static str>)> = FxHashMap::default();
     let mut out = Vec::with_capacity(script.commands.len());
     for (i, cmd) in script.commands.iter().enumerate() {
         let mut feed = (cmd.stdin.as_ref().map(|t| t.text.clone()), None);
@@ -656,7 +661,7 @@ fn stdin_feeds(script: &Script, tax: &Taxonomy) -> Vec<(Option<String>, Option<&
         out.push(feed);
         state.insert(cmd.pipeline, (i, source));
     }
-    out
+    Some(out)
 }
 
 /// What a pipeline stage writes, when the script spells it out.
