@@ -10,6 +10,7 @@
 //!   I/O; a taxonomy that fails to load degrades every label to unknown.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 use rustc_hash::FxHashMap;
@@ -21,7 +22,7 @@ use serde::Serialize;
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class, Label, Origin};
 use crate::matcher::Matcher;
-use crate::normalize::{self, canonical, Invocation, Nested};
+use crate::normalize::{self, canonical_into, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
 use crate::taxonomy::Taxonomy;
 
@@ -200,6 +201,20 @@ pub fn classify_bytes(command: &[u8]) -> Label {
     }
 }
 
+/// Buffers a classification borrows from its thread and gives back, so
+/// that a scan allocates them once per thread rather than per command.
+#[derive(Default)]
+struct Scratch {
+    /// Rule indices matched.
+    hits: Vec<usize>,
+    /// The canonical form's text.
+    canon: String,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
 /// State of one classification.
 struct Walk<'c> {
     c: &'c Classifier,
@@ -216,7 +231,8 @@ struct Walk<'c> {
     /// The safe entry that matched the single top-level command.
     safe_rule: Option<usize>,
     invocations: usize,
-    scratch: Vec<usize>,
+    /// Buffers reused from one command to the next on this thread.
+    scratch: Scratch,
     /// (rule, matched text) pairs already reported.
     seen: HashSet<(usize, String)>,
     /// The input span of the top-level command being examined.
@@ -235,7 +251,7 @@ impl<'c> Walk<'c> {
             not_safe: Vec::new(),
             safe_rule: None,
             invocations: 0,
-            scratch: Vec::new(),
+            scratch: SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut())),
             seen: HashSet::new(),
             span: None,
         }
@@ -385,10 +401,10 @@ impl<'c> Walk<'c> {
         if !inv.plain_name {
             self.refuse_safe_with(|| format!("`{}` is not a plain command name", inv.written));
         }
-        let canon = canonical(&inv, &self.c.tax);
+        let canon = canonical_into(&inv, &self.c.tax, std::mem::take(&mut self.scratch.canon));
         let tax = &self.c.tax;
         let m = &self.c.matcher;
-        let mut hits = std::mem::take(&mut self.scratch);
+        let mut hits = std::mem::take(&mut self.scratch.hits);
         hits.clear();
         let mut broken = Vec::new();
         if let Err(e) = m.command_matches(tax, &m.destructive, &canon, &mut hits) {
@@ -439,7 +455,8 @@ impl<'c> Walk<'c> {
         if self.invocations == 1 && depth == 0 {
             self.safe_rule = hits.first().copied();
         }
-        self.scratch = hits;
+        self.scratch.hits = hits;
+        self.scratch.canon = canon.text;
         if let Some(e) = examined {
             self.commands.push(e);
         }
@@ -547,6 +564,8 @@ impl<'c> Walk<'c> {
     }
 
     fn finish(mut self) -> Analysis {
+        let scratch = std::mem::take(&mut self.scratch);
+        SCRATCH.with(|s| *s.borrow_mut() = scratch);
         let tax = &self.c.tax;
         let label = if let Some((_, rule_index)) = self.worst {
             let rule = &tax.rules[rule_index];

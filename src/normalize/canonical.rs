@@ -129,9 +129,17 @@ fn looks_like_option(word: &str) -> bool {
 
 /// Builds the canonical form of an invocation.
 pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
+    canonical_into(inv, tax, String::new())
+}
+
+/// [`canonical`], written into `buf` (cleared first): a caller that keeps
+/// the text between invocations allocates it once.
+pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Canonical {
     // Room for every token plus its separator (and a few `=` and `./`).
     let size = inv.name.len() + 2 + inv.args.iter().map(|a| a.text.len() + 3).sum::<usize>();
-    let mut out = String::with_capacity(size + 16);
+    let mut out = buf;
+    out.clear();
+    out.reserve(size + 16);
     out.push(SEP);
     let alias = tax
         .commands
