@@ -120,7 +120,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("load_embedded_fast", |b| {
         b.iter(|| {
             toolgate::taxonomy::load_embedded_fast()
-                .map(|t| t.rules.len())
+                .map(|t| t.rule_count())
                 .ok()
         })
     });

@@ -71,8 +71,10 @@ fn payload() -> Vec<u8> {
 
 fn bench(c: &mut Criterion) {
     let base = baseline();
-    let toolgate = std::env::var_os("TOOLGATE_BIN")
-        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolgate")), PathBuf::from);
+    let toolgate = std::env::var_os("TOOLGATE_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_toolgate")),
+        PathBuf::from,
+    );
     eprintln!("measuring {}", toolgate.display());
     let payload = payload();
     let mut g = c.benchmark_group("process");

@@ -161,6 +161,15 @@ impl Classifier {
     }
 }
 
+/// The reason given when a matched entry cannot be read back (only a
+/// damaged binary could do that).
+const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
+
+/// Entry `i`'s id, for `explain`.
+fn entry_id(tax: &Taxonomy, i: usize) -> String {
+    tax.entry(i).map_or_else(String::new, |e| e.id.into_owned())
+}
+
 /// Labels one shell command with the embedded taxonomy.
 ///
 /// ```
@@ -428,7 +437,7 @@ impl<'c> Walk<'c> {
         });
         for &h in &hits {
             if let Some(e) = examined.as_mut() {
-                e.destructive.push(tax.rules[h].id.to_string());
+                e.destructive.push(entry_id(tax, h));
             }
             self.find(h, display.as_deref().unwrap_or(""));
         }
@@ -449,8 +458,7 @@ impl<'c> Walk<'c> {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
         if let Some(e) = examined.as_mut() {
-            e.safe
-                .extend(hits.iter().map(|&h| tax.rules[h].id.to_string()));
+            e.safe.extend(hits.iter().map(|&h| entry_id(tax, h)));
         }
         if self.invocations == 1 && depth == 0 {
             self.safe_rule = hits.first().copied();
@@ -540,9 +548,15 @@ impl<'c> Walk<'c> {
     }
 
     fn find(&mut self, rule_index: usize, matched: &str) {
-        let rule = &self.c.tax.rules[rule_index];
+        // An entry that cannot be read counts as the worst radius: a
+        // finding is never lost.
+        let radius = self
+            .c
+            .tax
+            .entry_radius(rule_index)
+            .map_or(BlastRadius::Unknown, |(_, r)| r);
         // The worst blast radius wins; ties go to the earliest entry.
-        let candidate = (rule.blast_radius, rule_index);
+        let candidate = (radius, rule_index);
         let better = match self.worst {
             None => true,
             Some((radius, index)) => {
@@ -555,10 +569,15 @@ impl<'c> Walk<'c> {
         if !self.explain || !self.seen.insert((rule_index, matched.to_string())) {
             return;
         }
+        let entry = self.c.tax.entry(rule_index);
         self.findings.push(Finding {
-            rule: rule.id.to_string(),
-            category: rule.category.to_string(),
-            blast_radius: rule.blast_radius,
+            rule: entry
+                .as_ref()
+                .map_or_else(String::new, |e| e.id.to_string()),
+            category: entry
+                .as_ref()
+                .map_or_else(String::new, |e| e.category.to_string()),
+            blast_radius: radius,
             matched: matched.to_string(),
         });
     }
@@ -567,23 +586,37 @@ impl<'c> Walk<'c> {
         let scratch = std::mem::take(&mut self.scratch);
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
         let tax = &self.c.tax;
-        let label = if let Some((_, rule_index)) = self.worst {
-            let rule = &tax.rules[rule_index];
-            Label {
-                class: Class::Destructive,
-                origin: Origin::Classifier,
-                blast_radius: Some(rule.blast_radius),
-                category: rule.category.clone(),
-                reason: rule.reason.clone(),
+        let safe = match self.safe_rule {
+            Some(i) if self.worst.is_none() && self.not_safe.is_empty() => Some(tax.entry(i)),
+            _ => None,
+        };
+        let label = if let Some((radius, rule_index)) = self.worst {
+            match tax.entry(rule_index) {
+                Some(e) => Label {
+                    class: Class::Destructive,
+                    origin: Origin::Classifier,
+                    blast_radius: Some(e.blast_radius),
+                    category: e.category,
+                    reason: e.reason,
+                },
+                None => Label {
+                    class: Class::Destructive,
+                    origin: Origin::Classifier,
+                    blast_radius: Some(radius),
+                    category: "".into(),
+                    reason: UNREADABLE_ENTRY.into(),
+                },
             }
-        } else if let (true, Some(rule_index)) = (self.not_safe.is_empty(), self.safe_rule) {
-            let rule = &tax.rules[rule_index];
-            Label {
-                class: Class::Safe,
-                origin: Origin::Classifier,
-                blast_radius: Some(BlastRadius::Safe),
-                category: rule.category.clone(),
-                reason: rule.reason.clone(),
+        } else if let Some(entry) = safe {
+            match entry {
+                Some(e) => Label {
+                    class: Class::Safe,
+                    origin: Origin::Classifier,
+                    blast_radius: Some(BlastRadius::Safe),
+                    category: e.category,
+                    reason: e.reason,
+                },
+                None => Label::unknown(UNREADABLE_ENTRY),
             }
         } else {
             if self.not_safe.is_empty() {

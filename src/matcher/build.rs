@@ -160,7 +160,11 @@ impl PatternGroup {
     fn compile(&self, tax: &Taxonomy, word: Option<&str>) -> Result<MultiPattern, String> {
         let mut patterns: Vec<String> = Vec::with_capacity(self.rules.len());
         for i in self.rules.iter() {
-            let c = tax.rules[i]
+            let rule = tax
+                .rules()
+                .get(i)
+                .ok_or_else(|| format!("{}: entry {i} is missing", self.describe(word)))?;
+            let c = rule
                 .compiled(&tax.shapes)
                 .map_err(|e| format!("{}: {e}", self.describe(word)))?;
             patterns.push(group_pattern(word, c));
@@ -369,7 +373,7 @@ impl Matcher {
     /// the binary are compiled on first use (see [`Matcher::compile_all`] to
     /// compile them now).
     pub fn new(tax: &Taxonomy) -> Matcher {
-        let lazy = || (0..tax.rules.len()).map(|_| OnceLock::new()).collect();
+        let lazy = || (0..tax.rule_count()).map(|_| OnceLock::new()).collect();
         let mut m = Matcher {
             destructive: WordGroups::new(Family::Destructive, "destructive entries"),
             safe: WordGroups::new(Family::Safe, "safe entries"),
@@ -414,7 +418,7 @@ impl Matcher {
                 return m;
             }
         }
-        let planned = plan::plan(tax.rules.iter().map(|r| {
+        let planned = plan::plan(tax.rules().iter().map(|r| {
             (
                 r.kind.clone(),
                 r.class == Class::Safe,
@@ -542,7 +546,7 @@ impl Matcher {
                     message: message.to_string(),
                 })?;
         }
-        for rule in &tax.rules {
+        for rule in tax.rules() {
             let c = rule
                 .compiled(&tax.shapes)
                 .map_err(|e| TaxonomyError::Build {
@@ -618,11 +622,14 @@ impl Matcher {
     }
 
     fn post_check(&self, tax: &Taxonomy, rule_idx: usize, canon: &Canonical) -> bool {
-        let rule = &tax.rules[rule_idx];
         // A check that cannot compile errs on the cautious side: a safe
-        // entry does not match, a destructive one still does.
-        let broken = rule.class == Class::Destructive;
+        // entry does not match, a destructive one still does (as does an
+        // entry that cannot be read).
+        let broken = tax
+            .entry_radius(rule_idx)
+            .is_none_or(|(class, _)| class == Class::Destructive);
         let shipped = self.index.as_ref().and_then(|index| index.post(rule_idx));
+        let rule = || tax.rules().get(rule_idx).ok_or("the entry is missing");
         let post = match shipped {
             Some(p) => PostView {
                 forbid: p.forbid.map(|(src, at)| (src, shipped_dfa(at))),
@@ -631,7 +638,7 @@ impl Matcher {
                 min_args: p.min_args,
                 subcommand_len: p.subcommand_len,
             },
-            None => match rule.compiled(&tax.shapes) {
+            None => match rule().and_then(|r| r.compiled(&tax.shapes)) {
                 Ok(Compiled { post, .. }) => PostView {
                     forbid: post.forbid.as_deref().map(|src| (src, None)),
                     require: post.require.as_deref().map(|src| (src, None)),
@@ -731,12 +738,24 @@ fn search_parts(
 /// entries, in the same order, for the same command words.
 fn shipped_for(tax: &Taxonomy) -> Option<FlatIndex<'static>> {
     let index = FlatIndex::new(SHIPPED)?;
-    let fingerprint = plan::fingerprint(
-        tax.rules
+    let (count, shipped) = index.taxonomy()?;
+    if tax.is_packed() {
+        // The entries are the very bundle build.rs compiled the index from
+        // (`the_index_fits_the_packed_entries` holds the two together), and
+        // no one changed them: computing the fingerprint would build every
+        // entry.
+        return (count == tax.rule_count()).then_some(index);
+    }
+    (count == tax.rule_count() && shipped == fingerprint_of(tax)).then_some(index)
+}
+
+/// The fingerprint of a taxonomy's entries, as build.rs files it.
+fn fingerprint_of(tax: &Taxonomy) -> u64 {
+    plan::fingerprint(
+        tax.rules()
             .iter()
             .map(|r| (r.id.as_ref(), r.commands.as_slice())),
-    );
-    (index.taxonomy()? == (tax.rules.len(), fingerprint)).then_some(index)
+    )
 }
 
 #[cfg(test)]
@@ -786,6 +805,41 @@ mod tests {
     }
 
     #[test]
+    fn the_index_fits_the_packed_entries() {
+        // What `shipped_for` takes on trust for the packed taxonomy.
+        let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+        assert!(tax.is_packed());
+        let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no shipped index"));
+        assert_eq!(
+            index.taxonomy(),
+            Some((tax.rule_count(), fingerprint_of(&tax)))
+        );
+        assert_eq!(tax.rules().len(), tax.rule_count());
+        // Labels read in place say what the built entries say.
+        for (i, rule) in tax.rules().iter().enumerate() {
+            let e = tax.entry(i).unwrap_or_else(|| panic!("entry {i}"));
+            assert_eq!(
+                (
+                    e.id.as_ref(),
+                    e.class,
+                    e.blast_radius,
+                    e.category.as_ref(),
+                    e.reason.as_ref()
+                ),
+                (
+                    rule.id.as_ref(),
+                    rule.class,
+                    rule.blast_radius,
+                    rule.category.as_ref(),
+                    rule.reason.as_ref()
+                )
+            );
+            assert_eq!(tax.entry_radius(i), Some((rule.class, rule.blast_radius)));
+        }
+        assert_eq!(tax.entry(tax.rule_count()), None);
+    }
+
+    #[test]
     fn the_embedded_taxonomy_uses_the_shipped_automata() {
         let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
         let m = Matcher::new(&tax);
@@ -805,7 +859,7 @@ mod tests {
         assert_eq!(rm, Some(false));
         // Nor is an embedded taxonomy whose entries changed trusted.
         let mut changed = tax.clone();
-        changed.rules.swap(0, 1);
+        changed.rules_mut().swap(0, 1);
         let m = Matcher::new(&changed);
         let rm = m
             .groups_for(&m.destructive, "rm")

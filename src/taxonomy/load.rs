@@ -17,8 +17,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
-use super::model::{CommandSpec, Deferred, Rule, Taxonomy, Wrapper};
-use super::schema::{Bundle, CommandsFile, CommandsView, RawRule, RuleFile, Words};
+use super::model::{CommandSpec, Deferred, EntryLabel, Rule, Taxonomy, Wrapper};
+use super::schema::{Bundle, BundledRule, CommandsFile, CommandsView, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
 
@@ -141,7 +141,7 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
                 }
                 seen.insert(raw.id.clone(), (file.clone(), line));
                 let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
-                tax.rules.push(rule);
+                tax.rules_mut().push(rule);
             }
         }
     }
@@ -184,7 +184,22 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     {
         return Err(cut());
     }
-    tax.rules.reserve_exact(count);
+    // Entries stay packed: a label reads the few fields it needs in place
+    // (`packed_entry`), and whole rules are built only on request.
+    tax.set_packed(bundle);
+    tax.embedded = true;
+    Ok(tax)
+}
+
+/// The embedded taxonomy's entries, built whole: for `explain`, the test
+/// suite, and automata compiled at run time.
+pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
+    let broken = |message: String| TaxonomyError::Syntax {
+        file: "taxonomy/".into(),
+        message,
+    };
+    let cut = || broken("the embedded taxonomy points outside itself".into());
+    let mut rules = Vec::with_capacity(bundle.rule_count());
     let mut next = 0;
     for &(path, entries) in &bundle.rule_files {
         let path = bundle.str(path).ok_or_else(cut)?;
@@ -193,14 +208,8 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
-            let blast_radius = match (r.safe, r.blast_radius.map(text).transpose()?) {
-                (true, _) => BlastRadius::Safe,
-                (false, Some(radius)) => BlastRadius::parse(radius)
-                    .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?,
-                (false, None) => {
-                    return Err(broken(format!("entry `{id}` has no blast radius")));
-                }
-            };
+            let blast_radius = radius_of(bundle, &r)
+                .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
             let compiled = OnceLock::new();
             let deferred = match r.pattern {
                 Some(pattern) => {
@@ -217,7 +226,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             for word in bundle.words(r.command) {
                 commands.push(Cow::Borrowed(word.ok_or_else(cut)?));
             }
-            tax.rules.push(Rule {
+            rules.push(Rule {
                 id: Cow::Borrowed(id),
                 class: if r.safe {
                     Class::Safe
@@ -238,8 +247,43 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             });
         }
     }
-    tax.embedded = true;
-    Ok(tax)
+    Ok(rules)
+}
+
+/// A packed entry's blast radius: safe for a safe entry, else the one it
+/// names.
+fn radius_of(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
+    if r.safe {
+        return Some(BlastRadius::Safe);
+    }
+    BlastRadius::parse(bundle.str(r.blast_radius?)?)
+}
+
+/// Packed entry `i`'s class and blast radius.
+pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
+    let r = bundle.rule(i)?;
+    let class = if r.safe {
+        Class::Safe
+    } else {
+        Class::Destructive
+    };
+    Some((class, radius_of(bundle, &r)?))
+}
+
+/// What a label needs of packed entry `i`, borrowed from the binary.
+pub(crate) fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
+    let r = bundle.rule(i)?;
+    Some(EntryLabel {
+        id: Cow::Borrowed(bundle.str(r.id)?),
+        class: if r.safe {
+            Class::Safe
+        } else {
+            Class::Destructive
+        },
+        blast_radius: radius_of(bundle, &r)?,
+        category: Cow::Borrowed(bundle.str(r.category)?),
+        reason: Cow::Borrowed(bundle.str(r.reason)?),
+    })
 }
 
 /// How many taxonomy files the binary embeds (paths only, no contents).
@@ -563,7 +607,7 @@ near_misses = ["x list"]
     #[test]
     fn good_file_loads() {
         let tax = load_one(GOOD).map_err(|e| e.to_string());
-        assert_eq!(tax.map(|t| t.rules.len()), Ok(1));
+        assert_eq!(tax.map(|t| t.rules().len()), Ok(1));
     }
 
     #[test]

@@ -21,7 +21,7 @@ pub use load::{
     build, dir_sources, embedded_sources, load_embedded_fast, load_sources, ParsedFile,
     COMMANDS_FILE, EMBEDDED, RULES_DIR,
 };
-pub use model::{CommandSpec, Flags, Rule, Taxonomy, Wrapper};
+pub use model::{CommandSpec, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
 pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
 
 use crate::error::TaxonomyError;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::generate::{Compiled, RuleKind};
-use super::schema::RawRule;
+use super::schema::{Bundle, RawRule};
 use crate::label::{BlastRadius, Class};
 
 /// One validated taxonomy entry. Its text borrows from the binary for the
@@ -153,8 +153,11 @@ pub struct Wrapper {
 /// name, entries in file order).
 #[derive(Clone, Debug, Default)]
 pub struct Taxonomy {
-    /// Every rule, destructive and safe.
-    pub rules: Vec<Rule>,
+    /// Every rule, destructive and safe (see [`Taxonomy::rules`]).
+    rules: Vec<Rule>,
+    /// For the embedded taxonomy: its packed entries, read in place until
+    /// something asks for whole [`Rule`]s (`rules` is empty meanwhile).
+    packed: Option<Arc<PackedEntries>>,
     /// Argument conventions keyed by command path (`git`, `gh run list`).
     pub commands: FxHashMap<Cow<'static, str>, CommandSpec>,
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
@@ -169,21 +172,110 @@ pub struct Taxonomy {
     pub(crate) embedded: bool,
 }
 
+/// The embedded taxonomy's entries as `build.rs` packed them.
+#[derive(Debug)]
+pub(crate) struct PackedEntries {
+    pub(crate) bundle: Bundle<'static>,
+    /// The entries built whole, on first request.
+    pub(crate) built: OnceLock<Vec<Rule>>,
+}
+
+/// What a label needs of one entry, read without building the entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryLabel {
+    /// Its id.
+    pub id: Cow<'static, str>,
+    /// Safe or destructive.
+    pub class: Class,
+    /// Its blast radius.
+    pub blast_radius: BlastRadius,
+    /// Its category.
+    pub category: Cow<'static, str>,
+    /// Its reason.
+    pub reason: Cow<'static, str>,
+}
+
 impl Taxonomy {
+    /// A taxonomy over the embedded taxonomy's packed entries.
+    pub(crate) fn set_packed(&mut self, bundle: Bundle<'static>) {
+        self.rules = Vec::new();
+        self.packed = Some(Arc::new(PackedEntries {
+            bundle,
+            built: OnceLock::new(),
+        }));
+    }
+
+    /// True while the entries are the embedded taxonomy's, unchanged: the
+    /// automata `build.rs` compiled from the same bundle fit them.
+    pub(crate) fn is_packed(&self) -> bool {
+        self.packed.is_some()
+    }
+
     /// True for the taxonomy embedded in the binary.
     pub fn is_embedded(&self) -> bool {
         self.embedded
     }
 
+    /// Every rule, destructive and safe, in taxonomy order. For the
+    /// embedded taxonomy they are built on the first call: classifying a
+    /// command needs only [`Taxonomy::entry`], and a hook process that
+    /// built every entry would spend a third of its time doing it.
+    pub fn rules(&self) -> &[Rule] {
+        match &self.packed {
+            Some(p) => p
+                .built
+                .get_or_init(|| super::load::unpack_rules(&p.bundle).unwrap_or_default()),
+            None => &self.rules,
+        }
+    }
+
+    /// The rules, to change (the taxonomy stops being the packed one).
+    pub fn rules_mut(&mut self) -> &mut Vec<Rule> {
+        if let Some(p) = self.packed.take() {
+            self.rules = self_rules(&p);
+        }
+        &mut self.rules
+    }
+
+    /// How many rules there are.
+    pub fn rule_count(&self) -> usize {
+        match &self.packed {
+            Some(p) => p.bundle.rule_count(),
+            None => self.rules.len(),
+        }
+    }
+
+    /// Entry `i`'s class and blast radius.
+    pub fn entry_radius(&self, i: usize) -> Option<(Class, BlastRadius)> {
+        match &self.packed {
+            Some(p) => super::load::packed_radius(&p.bundle, i),
+            None => self.rules.get(i).map(|r| (r.class, r.blast_radius)),
+        }
+    }
+
+    /// What a label needs of entry `i`.
+    pub fn entry(&self, i: usize) -> Option<EntryLabel> {
+        match &self.packed {
+            Some(p) => super::load::packed_entry(&p.bundle, i),
+            None => self.rules.get(i).map(|r| EntryLabel {
+                id: r.id.clone(),
+                class: r.class,
+                blast_radius: r.blast_radius,
+                category: r.category.clone(),
+                reason: r.reason.clone(),
+            }),
+        }
+    }
+
     /// The rule with the given id.
     pub fn rule(&self, id: &str) -> Option<&Rule> {
-        self.rules.iter().find(|r| r.id == id)
+        self.rules().iter().find(|r| r.id == id)
     }
 
     /// Distinct categories of the given class, sorted.
     pub fn categories(&self, class: Class) -> Vec<&str> {
         let mut cats: Vec<&str> = self
-            .rules
+            .rules()
             .iter()
             .filter(|r| r.class == class)
             .map(|r| r.category.as_ref())
@@ -191,5 +283,13 @@ impl Taxonomy {
         cats.sort_unstable();
         cats.dedup();
         cats
+    }
+}
+
+/// The packed entries built whole (a copy when others share them).
+fn self_rules(p: &PackedEntries) -> Vec<Rule> {
+    match p.built.get() {
+        Some(rules) => rules.clone(),
+        None => super::load::unpack_rules(&p.bundle).unwrap_or_default(),
     }
 }
