@@ -78,8 +78,13 @@ struct Specs<'t, 'n> {
 
 impl<'t, 'n> Specs<'t, 'n> {
     fn new(tax: &'t Taxonomy, name: &'n str) -> Specs<'t, 'n> {
+        Specs::with(tax.commands.get(name), name)
+    }
+
+    /// Starts from `spec`, already looked up for `name`.
+    fn with(spec: Option<&'t CommandSpec>, name: &'n str) -> Specs<'t, 'n> {
         Specs {
-            active: [tax.commands.get(name), None, None, None],
+            active: [spec, None, None, None],
             path: Cow::Borrowed(name),
             extending: true,
         }
@@ -141,10 +146,8 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
     out.clear();
     out.reserve(size + 16);
     out.push(SEP);
-    let alias = tax
-        .commands
-        .get(inv.name.as_ref())
-        .and_then(|s| s.alias.as_ref());
+    let spec = tax.commands.get(inv.name.as_ref());
+    let alias = spec.and_then(|s| s.alias.as_ref());
     let mut specs = match alias {
         Some(words) if !words.is_empty() => {
             let mut specs = Specs::new(tax, &words[0]);
@@ -157,7 +160,7 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
         }
         _ => {
             push_token(&mut out, &inv.name);
-            Specs::new(tax, &inv.name)
+            Specs::with(spec, &inv.name)
         }
     };
     // PowerShell cmdlets (`Remove-Item`) take whole-word, case-insensitive

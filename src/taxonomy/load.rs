@@ -261,13 +261,10 @@ fn radius_of(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<Blast
 
 /// Packed entry `i`'s class and blast radius.
 pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
-    let r = bundle.rule(i)?;
-    let class = if r.safe {
-        Class::Safe
-    } else {
-        Class::Destructive
-    };
-    Some((class, radius_of(bundle, &r)?))
+    match bundle.rule_radius(i)? {
+        (true, _) => Some((Class::Safe, BlastRadius::Safe)),
+        (false, radius) => Some((Class::Destructive, BlastRadius::parse(radius?)?)),
+    }
 }
 
 /// What a label needs of packed entry `i`, borrowed from the binary.

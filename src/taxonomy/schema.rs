@@ -403,6 +403,20 @@ impl<'a> Bundle<'a> {
         self.rules.len() / (RULE_WORDS * 4)
     }
 
+    /// Entry record `i`'s safe flag and blast radius text, read without
+    /// decoding the rest of the record.
+    pub fn rule_radius(&self, i: usize) -> Option<(bool, Option<&'a str>)> {
+        let base = i.checked_mul(RULE_WORDS * 4)?;
+        let w = |k: usize| le_u32(self.rules, base + k * 4);
+        let safe = w(0)? != 0;
+        let span = (w(7)?, w(8)?);
+        let radius = match span.0 {
+            u32::MAX => None,
+            _ => Some(self.str(span)?),
+        };
+        Some((safe, radius))
+    }
+
     /// Entry record `i`; `None` if it is cut short or malformed.
     pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
