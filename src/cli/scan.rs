@@ -380,7 +380,10 @@ fn command_field(raw: &[u8]) -> Result<String, String> {
 
 /// Lines per worker task: enough to amortise a task, few enough that both
 /// cores stay busy to the end of a batch.
-const TASK_LINES: usize = 512;
+const TASK_LINES: usize = 256;
+
+/// Lines in the first batch.
+const FIRST_BATCH: usize = 1024;
 
 /// Runs `scan`; returns whether `--fail-on` was triggered.
 pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
@@ -426,11 +429,15 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         input: args.input,
         format,
     };
-    let chunk = args.chunk.max(1);
+    // The first batch is read before any work can start: it is small, and
+    // batches double up to `--chunk` from there.
+    let max_chunk = args.chunk.max(1);
+    let mut chunk = max_chunk.min(FIRST_BATCH);
     let mut summary = Summary::default();
     let mut stderr = io::stderr().lock();
     let mut batch = source.next_batch(chunk).context("reading input")?;
     while !batch.lines.is_empty() {
+        chunk = (chunk * 2).min(max_chunk);
         // Classify this batch while the next one is read; the main thread
         // only writes.
         let (parts, next) = pool.join(
