@@ -148,10 +148,13 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
     out.push(SEP);
     let spec = tax.commands.get(inv.name.as_ref());
     let alias = spec.and_then(|s| s.alias.as_ref());
+    // The command word's length (the separators around it excluded).
+    let name_len;
     let mut specs = match alias {
         Some(words) if !words.is_empty() => {
             let mut specs = Specs::new(tax, &words[0]);
             push_token(&mut out, &words[0]);
+            name_len = out.len() - 2;
             for w in &words[1..] {
                 specs.positional(tax, w);
                 push_token(&mut out, w);
@@ -160,6 +163,7 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
         }
         _ => {
             push_token(&mut out, &inv.name);
+            name_len = out.len() - 2;
             Specs::with(spec, &inv.name)
         }
     };
@@ -266,7 +270,6 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
             last_pushed = true;
         }
     }
-    let name_len = out[1..].find(SEP).unwrap_or(0);
     Canonical {
         text: out,
         name_len,
