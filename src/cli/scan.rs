@@ -434,7 +434,6 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
     let max_chunk = args.chunk.max(1);
     let mut chunk = max_chunk.min(FIRST_BATCH);
     let mut summary = Summary::default();
-    let mut stderr = io::stderr().lock();
     let mut batch = source.next_batch(chunk).context("reading input")?;
     while !batch.lines.is_empty() {
         chunk = (chunk * 2).min(max_chunk);
@@ -451,8 +450,14 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
             || source.next_batch(chunk),
         );
         for part in parts {
-            for (line, e) in &part.errors {
-                writeln!(stderr, "toolgate scan: line {line}: {e}")?;
+            if !part.errors.is_empty() {
+                // Locked only while writing: a worker that writes to
+                // standard error (a panic message, a trace) must not wait
+                // on the main thread, which waits on it.
+                let mut stderr = io::stderr().lock();
+                for (line, e) in &part.errors {
+                    writeln!(stderr, "toolgate scan: line {line}: {e}")?;
+                }
             }
             out.write_all(&part.out)?;
             summary.merge(part.summary);
