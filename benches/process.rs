@@ -114,51 +114,42 @@ fn sweep(base: &Path, toolgate: &Path) {
         start.elapsed()
     };
     // Each process is timed `n` times and its fastest run kept: the machine
-    // is shared, and one slow run says nothing about the command. The empty
-    // program is timed the same way, so that like is compared with like.
+    // is shared, and one slow run says nothing about the command.
     let fastest = |n: usize, f: &dyn Fn()| (0..n).map(|_| time(f)).min().unwrap_or_default();
-    let empty = |n: usize| {
-        let mut runs: Vec<Duration> = (0..200)
-            .map(|_| fastest(n, &|| run(base, &[], b"")))
-            .collect();
-        runs.sort();
-        runs[runs.len() / 2]
-    };
-    let base_median = empty(3);
-    let mut times: Vec<(Duration, &String)> = commands
+    // The empty program is timed right before each command, the same way,
+    // and each command is judged against that: the machine's load drifts
+    // over the minutes a sweep takes.
+    let mut times: Vec<(f64, Duration, Duration, &String)> = commands
         .iter()
-        .map(|cmd| (fastest(3, &|| run(toolgate, &["classify", cmd], b"")), cmd))
+        .map(|cmd| {
+            let b = fastest(3, &|| run(base, &[], b""));
+            let t = fastest(3, &|| run(toolgate, &["classify", cmd], b""));
+            (t.as_secs_f64() / b.as_secs_f64(), t, b, cmd)
+        })
         .collect();
-    times.sort();
+    times.sort_by(|a, b| a.0.total_cmp(&b.0));
     if times.is_empty() {
         return;
     }
-    let total: Duration = times.iter().map(|(t, _)| *t).sum();
-    let mean = total / u32::try_from(times.len()).unwrap_or(u32::MAX);
-    let median = times[times.len() / 2].0;
-    let p99 = times[times.len() * 99 / 100].0;
-    let ratio = |d: Duration, base: Duration| d.as_secs_f64() / base.as_secs_f64();
+    let n = times.len();
+    let mean = times.iter().map(|t| t.0).sum::<f64>() / n as f64;
+    let mean_time = times.iter().map(|t| t.1).sum::<Duration>() / u32::try_from(n).unwrap_or(1);
+    let mean_base = times.iter().map(|t| t.2).sum::<Duration>() / u32::try_from(n).unwrap_or(1);
     println!(
-        "sweep: {} corpus commands, one process each (fastest of 3, against the empty program's median fastest of 3, {base_median:?}): mean {mean:?} ({:.2}x), median {median:?} ({:.2}x), 99th percentile {p99:?} ({:.2}x)",
-        times.len(),
-        ratio(mean, base_median),
-        ratio(median, base_median),
-        ratio(p99, base_median),
+        "sweep: {n} corpus commands, one process each (fastest of 3, against the empty program timed likewise just before): mean ratio {mean:.2}x ({mean_time:?} against {mean_base:?}), median {:.2}x, 99th percentile {:.2}x",
+        times[n / 2].0,
+        times[n * 99 / 100].0,
     );
     // A command above 1.5x is timed again, fastest of 15, next to the empty
     // program timed the same way at the same moment: a command that is slow
     // stays slow, one that met a busy machine does not.
-    let over: Vec<&String> = times
-        .iter()
-        .filter(|(t, _)| ratio(*t, base_median) > 1.5)
-        .map(|(_, c)| *c)
-        .collect();
+    let over: Vec<&String> = times.iter().filter(|t| t.0 > 1.5).map(|t| t.3).collect();
     let mut rechecked: Vec<(f64, &String)> = over
         .iter()
         .map(|cmd| {
-            let t = fastest(15, &|| run(toolgate, &["classify", cmd], b""));
             let b = fastest(15, &|| run(base, &[], b""));
-            (ratio(t, b), *cmd)
+            let t = fastest(15, &|| run(toolgate, &["classify", cmd], b""));
+            (t.as_secs_f64() / b.as_secs_f64(), *cmd)
         })
         .collect();
     rechecked.sort_by(|a, b| a.0.total_cmp(&b.0));
