@@ -318,11 +318,11 @@ impl Job<'_> {
                     Ok(c) => (Cow::Owned(c), false),
                     Err(message) => {
                         part.summary.add_bad();
-                        part.errors.push((line, message));
                         if self.format == ScanFormat::Jsonl {
-                            let error = Some((line, part.errors[part.errors.len() - 1].1.as_str()));
+                            let error = Some((line, message.as_str()));
                             toolgate::report::push_record(&mut part.out, "", None, error);
                         }
+                        part.errors.push((line, message));
                         continue;
                     }
                 },

@@ -219,7 +219,10 @@ impl Taxonomy {
     /// Every rule, destructive and safe, in taxonomy order. For the
     /// embedded taxonomy they are built on the first call: classifying a
     /// command needs only [`Taxonomy::entry`], and a hook process that
-    /// built every entry would spend a third of its time doing it.
+    /// built every entry would spend a third of its time doing it. (Should
+    /// the packed entries not unpack, which only a damaged binary could
+    /// cause, this is empty; labels read entries one by one and fail
+    /// closed.)
     pub fn rules(&self) -> &[Rule] {
         match &self.packed {
             Some(p) => p
@@ -232,7 +235,7 @@ impl Taxonomy {
     /// The rules, to change (the taxonomy stops being the packed one).
     pub fn rules_mut(&mut self) -> &mut Vec<Rule> {
         if let Some(p) = self.packed.take() {
-            self.rules = self_rules(&p);
+            self.rules = unpacked(&p);
         }
         &mut self.rules
     }
@@ -287,7 +290,7 @@ impl Taxonomy {
 }
 
 /// The packed entries built whole (a copy when others share them).
-fn self_rules(p: &PackedEntries) -> Vec<Rule> {
+fn unpacked(p: &PackedEntries) -> Vec<Rule> {
     match p.built.get() {
         Some(rules) => rules.clone(),
         None => super::load::unpack_rules(&p.bundle).unwrap_or_default(),
