@@ -11,9 +11,8 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::collections::HashSet;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::sync::OnceLock;
 
 use compact_str::CompactString;
@@ -243,7 +242,7 @@ struct Walk<'c> {
     /// Buffers reused from one command to the next on this thread.
     scratch: Scratch,
     /// (rule, matched text) pairs already reported.
-    seen: HashSet<(usize, String)>,
+    seen: FxHashSet<(usize, String)>,
     /// The input span of the top-level command being examined.
     span: Option<[usize; 2]>,
 }
@@ -261,7 +260,7 @@ impl<'c> Walk<'c> {
             safe_rule: None,
             invocations: 0,
             scratch: SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut())),
-            seen: HashSet::new(),
+            seen: FxHashSet::default(),
             span: None,
         }
     }
