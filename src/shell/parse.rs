@@ -834,9 +834,7 @@ impl<'a> Parser<'a> {
             if b == b'&' && !self.starts_with(b"&>") {
                 break;
             }
-            let before_heredocs = self.heredocs.len();
             if self.try_redirect(&mut cmd, Some(&mut heredoc_marks)) {
-                let _ = before_heredocs;
                 continue;
             }
             if b == b'(' {
@@ -883,10 +881,6 @@ impl<'a> Parser<'a> {
             if let Some(doc) = self.heredocs.get_mut(mark) {
                 doc.cmd = idx;
             }
-        }
-        if self.stage == 0 {
-            // A pipeline's first stage keeps stage 0; later stages were set
-            // by parse_pipeline.
         }
     }
 
