@@ -120,7 +120,8 @@ fn main() {
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
     let _ = std::fs::write(out.join("automata.index"), index);
     let _ = std::fs::write(out.join("automata.dfa"), dfas);
-    bundle.commands = commands.as_ref().map(|c| packer.commands(c));
+    let packed_commands = commands.as_ref().map(|c| packer.commands(c));
+    bundle.commands = packed_commands.as_ref().map(|c| c.view());
     bundle.text = &packer.text;
     bundle.lists = &packer.lists;
     bundle.rules = &packer.rules;

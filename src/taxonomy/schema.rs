@@ -199,7 +199,8 @@ pub struct Bundle<'a> {
     /// Lists of strings: each item a [`Span`] as two little-endian `u32`s.
     pub lists: &'a [u8],
     /// `commands.toml`, if it parsed.
-    pub commands: Option<PackedCommands>,
+    #[serde(borrow)]
+    pub commands: Option<PackedCommands<'a>>,
     /// Each rule file that parsed, in path order: its path and how many
     /// entries it holds.
     pub rule_files: Vec<(Span, u32)>,
@@ -248,33 +249,54 @@ pub struct BundledRule<'a> {
     pub raw: &'a [u8],
 }
 
-/// `commands.toml` in a [`Bundle`] (see [`CommandsView`]).
+/// `commands.toml` in a [`Bundle`] (see [`CommandsView`]): fixed records
+/// of little-endian `u32`s, read in place (decoding them field by field
+/// cost a hook process more than reading them).
 #[derive(Debug, Default, Deserialize, Serialize)]
-pub struct PackedCommands {
-    /// Per command path: value flags, long single dash, ignore flags, alias.
-    pub command: Vec<(Span, List, bool, List, Option<Span>)>,
-    /// Per wrapper: names, value flags, skipped positionals, assignments,
-    /// keeps safe, joins, lookup flags, unsafe flags, string flag, split
-    /// flag.
-    #[allow(clippy::type_complexity)]
-    pub wrapper: Vec<PackedWrapper>,
-    /// Named shapes.
-    pub shape: Vec<(Span, Span)>,
+pub struct PackedCommands<'a> {
+    /// Per command path, [`COMMAND_WORDS`] words: path (span), value flags
+    /// (list), long single dash, ignore flags (list), alias (span, or
+    /// `u32::MAX, 0`).
+    pub command: &'a [u8],
+    /// Per wrapper, [`WRAPPER_WORDS`] words: names, value flags (lists),
+    /// skipped positionals, flags (1 assignments, 2 keeps safe, 4 joins),
+    /// lookup flags, unsafe flags (lists), string flag, split flag (spans
+    /// or absent).
+    pub wrapper: &'a [u8],
+    /// Per named shape, [`SHAPE_WORDS`] words: name and pattern (spans).
+    pub shape: &'a [u8],
 }
 
-/// A wrapper in [`PackedCommands`].
-#[derive(Debug, Default, Deserialize, Serialize)]
-pub struct PackedWrapper {
-    pub names: List,
-    pub value_flags: List,
-    pub skip_positionals: usize,
-    pub assignments: bool,
-    pub keeps_safe: bool,
-    pub joins: bool,
-    pub lookup_flags: List,
-    pub unsafe_flags: List,
-    pub string_flag: Option<Span>,
-    pub split_flag: Option<Span>,
+/// Words per command record in [`PackedCommands`].
+pub const COMMAND_WORDS: usize = 9;
+/// Words per wrapper record in [`PackedCommands`].
+pub const WRAPPER_WORDS: usize = 14;
+/// Words per shape record in [`PackedCommands`].
+pub const SHAPE_WORDS: usize = 4;
+
+/// `commands.toml` packed by [`Packer::commands`], for a [`PackedCommands`]
+/// to borrow.
+#[derive(Debug, Default)]
+#[allow(dead_code)] // only build.rs packs (and the tests)
+pub struct PackedCommandsBuf {
+    /// See [`PackedCommands::command`].
+    pub command: Vec<u8>,
+    /// See [`PackedCommands::wrapper`].
+    pub wrapper: Vec<u8>,
+    /// See [`PackedCommands::shape`].
+    pub shape: Vec<u8>,
+}
+
+#[allow(dead_code)]
+impl PackedCommandsBuf {
+    /// The form a [`Bundle`] stores.
+    pub fn view(&self) -> PackedCommands<'_> {
+        PackedCommands {
+            command: &self.command,
+            wrapper: &self.wrapper,
+            shape: &self.shape,
+        }
+    }
 }
 
 /// Builds a [`Bundle`]'s text and lists (in `build.rs`).
@@ -352,43 +374,64 @@ impl Packer {
     }
 
     /// `commands.toml` packed.
-    pub fn commands(&mut self, file: &CommandsFile) -> PackedCommands {
-        PackedCommands {
-            command: file
-                .command
-                .iter()
-                .map(|(path, spec)| {
-                    (
-                        self.span(path),
-                        self.list(&spec.value_flags),
-                        spec.long_single_dash,
-                        self.list(&spec.ignore_flags),
-                        spec.alias.as_deref().map(|a| self.span(a)),
-                    )
-                })
-                .collect(),
-            wrapper: file
-                .wrapper
-                .iter()
-                .map(|w| PackedWrapper {
-                    names: self.list(&w.names),
-                    value_flags: self.list(&w.value_flags),
-                    skip_positionals: w.skip_positionals,
-                    assignments: w.assignments,
-                    keeps_safe: w.keeps_safe,
-                    joins: w.joins,
-                    lookup_flags: self.list(&w.lookup_flags),
-                    unsafe_flags: self.list(&w.unsafe_flags),
-                    string_flag: w.string_flag.as_deref().map(|f| self.span(f)),
-                    split_flag: w.split_flag.as_deref().map(|f| self.span(f)),
-                })
-                .collect(),
-            shape: file
-                .shape
-                .iter()
-                .map(|(k, v)| (self.span(k), self.span(v)))
-                .collect(),
+    pub fn commands(&mut self, file: &CommandsFile) -> PackedCommandsBuf {
+        let none = (u32::MAX, 0);
+        let mut out = PackedCommandsBuf::default();
+        let put = |buf: &mut Vec<u8>, words: &[u32]| {
+            for w in words {
+                buf.extend_from_slice(&w.to_le_bytes());
+            }
+        };
+        for (path, spec) in &file.command {
+            let path = self.span(path);
+            let value = self.list(&spec.value_flags);
+            let ignore = self.list(&spec.ignore_flags);
+            let alias = spec.alias.as_deref().map_or(none, |a| self.span(a));
+            let record = [
+                path.0,
+                path.1,
+                value.0,
+                value.1,
+                u32::from(spec.long_single_dash),
+                ignore.0,
+                ignore.1,
+                alias.0,
+                alias.1,
+            ];
+            put(&mut out.command, &record);
         }
+        for w in &file.wrapper {
+            let names = self.list(&w.names);
+            let value = self.list(&w.value_flags);
+            let lookup = self.list(&w.lookup_flags);
+            let unsafe_flags = self.list(&w.unsafe_flags);
+            let string = w.string_flag.as_deref().map_or(none, |f| self.span(f));
+            let split = w.split_flag.as_deref().map_or(none, |f| self.span(f));
+            let flags =
+                u32::from(w.assignments) | u32::from(w.keeps_safe) << 1 | u32::from(w.joins) << 2;
+            let record = [
+                names.0,
+                names.1,
+                value.0,
+                value.1,
+                u32_of(w.skip_positionals),
+                flags,
+                lookup.0,
+                lookup.1,
+                unsafe_flags.0,
+                unsafe_flags.1,
+                string.0,
+                string.1,
+                split.0,
+                split.1,
+            ];
+            put(&mut out.wrapper, &record);
+        }
+        for (k, v) in &file.shape {
+            let (k, v) = (self.span(k), self.span(v));
+            put(&mut out.shape, &[k.0, k.1, v.0, v.1]);
+        }
+        out
     }
 }
 
@@ -478,47 +521,62 @@ impl<'a> Bundle<'a> {
     }
 
     /// `commands.toml` as the loader reads it.
-    pub fn commands_view(&self, packed: &PackedCommands) -> Option<CommandsView<'a>> {
+    pub fn commands_view(&self, packed: &PackedCommands<'a>) -> Option<CommandsView<'a>> {
+        // Record `i` of `words` words each, as a word reader.
+        fn records(bytes: &[u8], words: usize) -> Option<impl Iterator<Item = Record<'_>>> {
+            (bytes.len() % (words * 4) == 0)
+                .then(|| bytes.chunks_exact(words * 4).map(|bytes| Record { bytes }))
+        }
+        let span = |r: &Record, k: usize| Some((r.word(k)?, r.word(k + 1)?));
+        let opt = |r: &Record, k: usize| -> Option<Option<&'a str>> {
+            let s = span(r, k)?;
+            self.opt((s.0 != u32::MAX).then_some(s))
+        };
+        let list = |r: &Record, k: usize| self.checked(span(r, k)?);
         Some(CommandsView {
-            command: packed
-                .command
-                .iter()
-                .map(
-                    |&(path, value_flags, long_single_dash, ignore_flags, alias)| {
-                        let spec = SpecView {
-                            value_flags: self.checked(value_flags)?,
-                            long_single_dash,
-                            ignore_flags: self.checked(ignore_flags)?,
-                            alias: self.opt(alias)?,
-                        };
-                        Some((self.str(path)?, spec))
-                    },
-                )
+            command: records(packed.command, COMMAND_WORDS)?
+                .map(|r| {
+                    let spec = SpecView {
+                        value_flags: list(&r, 2)?,
+                        long_single_dash: r.word(4)? != 0,
+                        ignore_flags: list(&r, 5)?,
+                        alias: opt(&r, 7)?,
+                    };
+                    Some((self.str(span(&r, 0)?)?, spec))
+                })
                 .collect::<Option<_>>()?,
-            wrapper: packed
-                .wrapper
-                .iter()
-                .map(|w| {
+            wrapper: records(packed.wrapper, WRAPPER_WORDS)?
+                .map(|r| {
+                    let flags = r.word(5)?;
                     Some(WrapperView {
-                        names: self.checked(w.names)?,
-                        value_flags: self.checked(w.value_flags)?,
-                        skip_positionals: w.skip_positionals,
-                        assignments: w.assignments,
-                        keeps_safe: w.keeps_safe,
-                        joins: w.joins,
-                        lookup_flags: self.checked(w.lookup_flags)?,
-                        unsafe_flags: self.checked(w.unsafe_flags)?,
-                        string_flag: self.opt(w.string_flag)?,
-                        split_flag: self.opt(w.split_flag)?,
+                        names: list(&r, 0)?,
+                        value_flags: list(&r, 2)?,
+                        skip_positionals: r.word(4)? as usize,
+                        assignments: flags & 1 != 0,
+                        keeps_safe: flags & 2 != 0,
+                        joins: flags & 4 != 0,
+                        lookup_flags: list(&r, 6)?,
+                        unsafe_flags: list(&r, 8)?,
+                        string_flag: opt(&r, 10)?,
+                        split_flag: opt(&r, 12)?,
                     })
                 })
                 .collect::<Option<_>>()?,
-            shape: packed
-                .shape
-                .iter()
-                .map(|&(k, v)| Some((self.str(k)?, self.str(v)?)))
+            shape: records(packed.shape, SHAPE_WORDS)?
+                .map(|r| Some((self.str(span(&r, 0)?)?, self.str(span(&r, 2)?)?)))
                 .collect::<Option<_>>()?,
         })
+    }
+}
+
+/// One fixed record of little-endian `u32`s.
+struct Record<'b> {
+    bytes: &'b [u8],
+}
+
+impl Record<'_> {
+    fn word(&self, k: usize) -> Option<u32> {
+        le_u32(self.bytes, k * 4)
     }
 }
 
