@@ -698,18 +698,14 @@ const PLAIN_RUN: [bool; 256] = {
     let mut b = 0;
     while b < 256 {
         let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'/' | b'-' | b'_' | b':' | b'%' | b'^' | b'~' | b'#' | b'.' | b',' | b'='
-            );
+        table[b] = is_plain(c) || matches!(c, b'.' | b',' | b'=');
         b += 1;
     }
     table
 };
 
 /// Bytes that mean nothing special anywhere inside an unquoted word.
-fn is_plain(b: u8) -> bool {
+const fn is_plain(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b':' | b'%' | b'^' | b'~' | b'#')
 }
 
