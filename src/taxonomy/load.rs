@@ -211,7 +211,7 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
             next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
-            let blast_radius = radius_of(bundle, &r)
+            let (class, blast_radius) = record_class_radius(bundle, &r)
                 .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
             let compiled = OnceLock::new();
             let deferred = match r.pattern {
@@ -231,11 +231,7 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
             }
             rules.push(Rule {
                 id: Cow::Borrowed(id),
-                class: if r.safe {
-                    Class::Safe
-                } else {
-                    Class::Destructive
-                },
+                class,
                 category: Cow::Borrowed(text(r.category)?),
                 blast_radius,
                 reason: Cow::Borrowed(text(r.reason)?),
@@ -253,34 +249,42 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
     Ok(rules)
 }
 
-/// A packed entry's blast radius: safe for a safe entry, else the one it
-/// names.
-fn radius_of(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
-    if r.safe {
-        return Some(BlastRadius::Safe);
+/// A packed entry's class and blast radius: safe for a safe entry, else
+/// destructive with the radius it names (`None` when it names none that
+/// parses).
+fn class_radius(safe: bool, radius: Option<&str>) -> Option<(Class, BlastRadius)> {
+    if safe {
+        return Some((Class::Safe, BlastRadius::Safe));
     }
-    BlastRadius::parse(bundle.str(r.blast_radius?)?)
+    Some((Class::Destructive, BlastRadius::parse(radius?)?))
+}
+
+/// [`class_radius`] of a decoded record.
+fn record_class_radius(
+    bundle: &Bundle<'static>,
+    r: &BundledRule<'static>,
+) -> Option<(Class, BlastRadius)> {
+    let radius = match r.blast_radius {
+        Some(span) => Some(bundle.str(span)?),
+        None => None,
+    };
+    class_radius(r.safe, radius)
 }
 
 /// Packed entry `i`'s class and blast radius.
 pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
-    match bundle.rule_radius(i)? {
-        (true, _) => Some((Class::Safe, BlastRadius::Safe)),
-        (false, radius) => Some((Class::Destructive, BlastRadius::parse(radius?)?)),
-    }
+    let (safe, radius) = bundle.rule_radius(i)?;
+    class_radius(safe, radius)
 }
 
 /// What a label needs of packed entry `i`, borrowed from the binary.
 pub(crate) fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
     let r = bundle.rule(i)?;
+    let (class, blast_radius) = record_class_radius(bundle, &r)?;
     Some(EntryLabel {
         id: Cow::Borrowed(bundle.str(r.id)?),
-        class: if r.safe {
-            Class::Safe
-        } else {
-            Class::Destructive
-        },
-        blast_radius: radius_of(bundle, &r)?,
+        class,
+        blast_radius,
         category: Cow::Borrowed(bundle.str(r.category)?),
         reason: Cow::Borrowed(bundle.str(r.reason)?),
     })
