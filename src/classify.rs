@@ -585,10 +585,6 @@ impl<'c> Walk<'c> {
         let scratch = std::mem::take(&mut self.scratch);
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
         let tax = &self.c.tax;
-        let safe = match self.safe_rule {
-            Some(i) if self.worst.is_none() && self.not_safe.is_empty() => Some(tax.entry(i)),
-            _ => None,
-        };
         let label = if let Some((radius, rule_index)) = self.worst {
             match tax.entry(rule_index) {
                 Some(e) => Label {
@@ -606,8 +602,8 @@ impl<'c> Walk<'c> {
                     reason: UNREADABLE_ENTRY.into(),
                 },
             }
-        } else if let Some(entry) = safe {
-            match entry {
+        } else if let (true, Some(rule_index)) = (self.not_safe.is_empty(), self.safe_rule) {
+            match tax.entry(rule_index) {
                 Some(e) => Label {
                     class: Class::Safe,
                     origin: Origin::Classifier,
