@@ -841,30 +841,24 @@ mod tests {
 
     #[test]
     fn the_embedded_taxonomy_uses_the_shipped_automata() {
+        // Whether the matcher built for `tax` searches `rm` with a shipped DFA.
+        let rm_shipped = |tax: &Taxonomy| {
+            let m = Matcher::new(tax);
+            let shipped = m
+                .groups_for(&m.destructive, "rm")
+                .next()
+                .map(|(_, g)| g.is_shipped());
+            shipped
+        };
         let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
-        let m = Matcher::new(&tax);
-        let rm = m
-            .groups_for(&m.destructive, "rm")
-            .next()
-            .map(|(_, g)| g.is_shipped());
-        assert_eq!(rm, Some(true));
+        assert_eq!(rm_shipped(&tax), Some(true));
         // A taxonomy that is not the embedded one compiles its own.
         let mut other = tax.clone();
         other.embedded = false;
-        let m = Matcher::new(&other);
-        let rm = m
-            .groups_for(&m.destructive, "rm")
-            .next()
-            .map(|(_, g)| g.is_shipped());
-        assert_eq!(rm, Some(false));
+        assert_eq!(rm_shipped(&other), Some(false));
         // Nor is an embedded taxonomy whose entries changed trusted.
         let mut changed = tax.clone();
         changed.rules_mut().swap(0, 1);
-        let m = Matcher::new(&changed);
-        let rm = m
-            .groups_for(&m.destructive, "rm")
-            .next()
-            .map(|(_, g)| g.is_shipped());
-        assert_eq!(rm, Some(false));
+        assert_eq!(rm_shipped(&changed), Some(false));
     }
 }
