@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
-use super::model::{CommandSpec, Deferred, EntryLabel, Rule, Taxonomy, Wrapper};
+use super::model::{CommandSpec, Deferred, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
 use super::schema::{Bundle, BundledRule, CommandsFile, CommandsView, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class};
@@ -114,8 +114,7 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     for SourceFile { path, text, parsed } in files {
         match parsed {
             ParsedFile::Commands(c) => {
-                let own = |s: &str| Cow::Owned(s.to_string());
-                load_commands(&path, text, &c.view(), own, &mut tax, check_patterns)?
+                load_commands(&path, text, &c.view(), &Copied, &mut tax, check_patterns)?
             }
             ParsedFile::Rules(r) => rule_files.push((path, text, r)),
         }
@@ -175,7 +174,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     let mut tax = Taxonomy::default();
     if let Some(packed) = &bundle.commands {
         let commands = bundle.commands_view(packed).ok_or_else(cut)?;
-        load_commands(COMMANDS_FILE, "", &commands, Cow::Borrowed, &mut tax, false)?;
+        load_commands(COMMANDS_FILE, "", &commands, &InPlace, &mut tax, false)?;
     }
     let count = bundle.rule_count();
     if bundle
@@ -306,17 +305,50 @@ fn embedded_file_count() -> usize {
     count(&EMBEDDED)
 }
 
-/// Loads `commands.toml` (given as its borrowed view) into `tax`. `own`
-/// turns the view's text into the taxonomy's: borrowed as it is for the
-/// embedded file, copied for one read from disk.
+/// How the loader keeps a commands view's text in the taxonomy.
+trait Keep<'a> {
+    fn text(&self, s: &'a str) -> Cow<'static, str>;
+    fn flags(&self, words: Words<'a>) -> Flags;
+}
+
+/// Copied, for a file read from disk.
+struct Copied;
+
+impl<'a> Keep<'a> for Copied {
+    fn text(&self, s: &'a str) -> Cow<'static, str> {
+        Cow::Owned(s.to_string())
+    }
+
+    fn flags(&self, words: Words<'a>) -> Flags {
+        words.iter().map(|w| self.text(w)).collect()
+    }
+}
+
+/// Read where it is, for the embedded file: a hook process copies nothing.
+struct InPlace;
+
+impl Keep<'static> for InPlace {
+    fn text(&self, s: &'static str) -> Cow<'static, str> {
+        Cow::Borrowed(s)
+    }
+
+    fn flags(&self, words: Words<'static>) -> Flags {
+        Flags::packed(words)
+    }
+}
+
+/// Loads `commands.toml` (given as its borrowed view) into `tax`, keeping
+/// its text as `keep` says.
 fn load_commands<'a>(
     file: &str,
     text: &str,
     parsed: &CommandsView<'a>,
-    own: impl Fn(&'a str) -> Cow<'static, str>,
+    keep: &impl Keep<'a>,
     tax: &mut Taxonomy,
     check_patterns: bool,
 ) -> Result<(), TaxonomyError> {
+    let own = |s: &'a str| keep.text(s);
+    let set = |words: Words<'a>| keep.flags(words);
     for (name, re) in &parsed.shape {
         if !check_patterns {
             break;
@@ -336,13 +368,13 @@ fn load_commands<'a>(
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    for (path, _) in &parsed.command {
-        let words: Vec<&str> = path.split(' ').collect();
-        for n in 1..words.len() {
-            tax.command_parents.insert(words[..n].join(" "));
+    for &(path, _) in &parsed.command {
+        // Each shorter path is a prefix of this one (`gh`, `gh run` of
+        // `gh run list`): borrowed, like the path.
+        for (at, _) in path.match_indices(' ') {
+            tax.command_parents.insert(own(&path[..at]));
         }
     }
-    let set = |v: Words<'a>| v.iter().map(&own).collect();
     tax.commands.reserve(parsed.command.len());
     for (path, spec) in &parsed.command {
         tax.commands.insert(

@@ -10,7 +10,7 @@ use serde::Serialize;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::generate::{Compiled, RuleKind};
-use super::schema::{Bundle, RawRule};
+use super::schema::{Bundle, RawRule, Words};
 use crate::label::{BlastRadius, Class};
 
 /// One validated taxonomy entry. Its text borrows from the binary for the
@@ -83,30 +83,67 @@ pub(crate) enum Deferred {
 
 /// A command's or wrapper's options of one kind: a handful of words,
 /// searched in order (cheaper to build and about as quick to search as a
-/// hash set at these sizes).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Flags(Vec<Cow<'static, str>>);
+/// hash set at these sizes). The embedded taxonomy's are read where
+/// `build.rs` packed them, so a hook process builds no list of its own.
+#[derive(Clone, Debug, Default)]
+pub struct Flags(FlagWords);
+
+#[derive(Clone, Debug)]
+enum FlagWords {
+    Owned(Vec<Cow<'static, str>>),
+    Packed(Words<'static>),
+}
+
+impl Default for FlagWords {
+    fn default() -> Self {
+        FlagWords::Owned(Vec::new())
+    }
+}
 
 impl Flags {
+    /// The words of a packed list, read in place.
+    pub(crate) fn packed(words: Words<'static>) -> Flags {
+        Flags(FlagWords::Packed(words))
+    }
+
     /// True when `flag` is one of them.
     pub fn contains(&self, flag: &str) -> bool {
-        self.0.iter().any(|f| f == flag)
+        match &self.0 {
+            FlagWords::Owned(v) => v.iter().any(|f| f == flag),
+            FlagWords::Packed(w) => w.iter().any(|f| f == flag),
+        }
     }
 
     /// Each of them.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(AsRef::as_ref)
+        let (owned, packed) = match &self.0 {
+            FlagWords::Owned(v) => (Some(v.iter().map(AsRef::as_ref)), None),
+            FlagWords::Packed(w) => (None, Some(w.iter())),
+        };
+        owned
+            .into_iter()
+            .flatten()
+            .chain(packed.into_iter().flatten())
     }
 
     /// True when there are none.
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.iter().next().is_none()
     }
 }
 
+/// The same words in the same order, wherever they are kept.
+impl PartialEq for Flags {
+    fn eq(&self, other: &Flags) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Flags {}
+
 impl FromIterator<Cow<'static, str>> for Flags {
     fn from_iter<I: IntoIterator<Item = Cow<'static, str>>>(iter: I) -> Self {
-        Flags(iter.into_iter().collect())
+        Flags(FlagWords::Owned(iter.into_iter().collect()))
     }
 }
 
@@ -162,7 +199,7 @@ pub struct Taxonomy {
     pub commands: FxHashMap<Cow<'static, str>, CommandSpec>,
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
     /// the normaliser only looks for subcommands where some exist.
-    pub command_parents: FxHashSet<String>,
+    pub command_parents: FxHashSet<Cow<'static, str>>,
     /// Wrappers keyed by each of their names (one shared copy per wrapper).
     pub wrappers: FxHashMap<Cow<'static, str>, Arc<Wrapper>>,
     /// Named argument shapes.
