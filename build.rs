@@ -276,7 +276,6 @@ fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
             dense::Config::new()
                 .match_kind(MatchKind::All)
                 .start_kind(start)
-                .accelerate(false)
                 .dfa_size_limit(Some(4 * MAX_SHIPPED_DFA))
                 .determinize_size_limit(Some(16 << 20)),
         )
