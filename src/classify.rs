@@ -581,6 +581,16 @@ impl<'c> Walk<'c> {
         });
     }
 
+    /// The reason when nothing ruled the command out and no entry knew it.
+    fn no_entry(&self) -> String {
+        let name = self.first_name.as_deref().unwrap_or_default();
+        let mut why = String::with_capacity(name.len() + 48);
+        why.push_str("no taxonomy entry recognises `");
+        why.push_str(name);
+        why.push_str("` in this form");
+        why
+    }
+
     fn finish(mut self) -> Analysis {
         let scratch = std::mem::take(&mut self.scratch);
         SCRATCH.with(|s| *s.borrow_mut() = scratch);
@@ -613,13 +623,12 @@ impl<'c> Walk<'c> {
                 },
                 None => Label::unknown(UNREADABLE_ENTRY),
             }
+        } else if self.not_safe.is_empty() && !self.explain {
+            // The commonest unknown: its one reason needs no list.
+            Label::unknown(self.no_entry())
         } else {
             if self.not_safe.is_empty() {
-                let name = self.first_name.as_deref().unwrap_or_default();
-                let mut why = String::with_capacity(name.len() + 48);
-                why.push_str("no taxonomy entry recognises `");
-                why.push_str(name);
-                why.push_str("` in this form");
+                let why = self.no_entry();
                 self.not_safe.push(Cow::Owned(why));
             }
             match self.not_safe.len() {
