@@ -237,7 +237,11 @@ impl PatternGroup {
                     }
                 }
             }
-            out.extend(set.iter().filter_map(|pid| self.rules.get(pid.as_usize())));
+            // Listing the set walks its whole capacity: skip that when
+            // nothing matched, as is usual.
+            if !set.is_empty() {
+                out.extend(set.iter().filter_map(|pid| self.rules.get(pid.as_usize())));
+            }
             Ok(())
         })
     }
