@@ -526,9 +526,21 @@ impl<'a> Bundle<'a> {
     /// `commands.toml` as the loader reads it.
     pub fn commands_view(&self, packed: &PackedCommands<'a>) -> Option<CommandsView<'a>> {
         // Record `i` of `words` words each, as a word reader.
-        fn records(bytes: &[u8], words: usize) -> Option<impl Iterator<Item = Record<'_>>> {
+        fn records(
+            bytes: &[u8],
+            words: usize,
+        ) -> Option<impl ExactSizeIterator<Item = Record<'_>>> {
             (bytes.len() % (words * 4) == 0)
                 .then(|| bytes.chunks_exact(words * 4).map(|bytes| Record { bytes }))
+        }
+        // Every item, or `None` if one is: in a vector sized once (collecting
+        // `Option`s would grow it step by step, copying as it goes).
+        fn all<T>(items: impl ExactSizeIterator<Item = Option<T>>) -> Option<Vec<T>> {
+            let mut out = Vec::with_capacity(items.len());
+            for item in items {
+                out.push(item?);
+            }
+            Some(out)
         }
         let span = |r: &Record, k: usize| Some((r.word(k)?, r.word(k + 1)?));
         let opt = |r: &Record, k: usize| -> Option<Option<&'a str>> {
@@ -537,37 +549,32 @@ impl<'a> Bundle<'a> {
         };
         let list = |r: &Record, k: usize| self.checked(span(r, k)?);
         Some(CommandsView {
-            command: records(packed.command, COMMAND_WORDS)?
-                .map(|r| {
-                    let spec = SpecView {
-                        value_flags: list(&r, 2)?,
-                        long_single_dash: r.word(4)? != 0,
-                        ignore_flags: list(&r, 5)?,
-                        alias: opt(&r, 7)?,
-                    };
-                    Some((self.str(span(&r, 0)?)?, spec))
+            command: all(records(packed.command, COMMAND_WORDS)?.map(|r| {
+                let spec = SpecView {
+                    value_flags: list(&r, 2)?,
+                    long_single_dash: r.word(4)? != 0,
+                    ignore_flags: list(&r, 5)?,
+                    alias: opt(&r, 7)?,
+                };
+                Some((self.str(span(&r, 0)?)?, spec))
+            }))?,
+            wrapper: all(records(packed.wrapper, WRAPPER_WORDS)?.map(|r| {
+                let flags = r.word(5)?;
+                Some(WrapperView {
+                    names: list(&r, 0)?,
+                    value_flags: list(&r, 2)?,
+                    skip_positionals: r.word(4)? as usize,
+                    assignments: flags & 1 != 0,
+                    keeps_safe: flags & 2 != 0,
+                    joins: flags & 4 != 0,
+                    lookup_flags: list(&r, 6)?,
+                    unsafe_flags: list(&r, 8)?,
+                    string_flag: opt(&r, 10)?,
+                    split_flag: opt(&r, 12)?,
                 })
-                .collect::<Option<_>>()?,
-            wrapper: records(packed.wrapper, WRAPPER_WORDS)?
-                .map(|r| {
-                    let flags = r.word(5)?;
-                    Some(WrapperView {
-                        names: list(&r, 0)?,
-                        value_flags: list(&r, 2)?,
-                        skip_positionals: r.word(4)? as usize,
-                        assignments: flags & 1 != 0,
-                        keeps_safe: flags & 2 != 0,
-                        joins: flags & 4 != 0,
-                        lookup_flags: list(&r, 6)?,
-                        unsafe_flags: list(&r, 8)?,
-                        string_flag: opt(&r, 10)?,
-                        split_flag: opt(&r, 12)?,
-                    })
-                })
-                .collect::<Option<_>>()?,
-            shape: records(packed.shape, SHAPE_WORDS)?
-                .map(|r| Some((self.str(span(&r, 0)?)?, self.str(span(&r, 2)?)?)))
-                .collect::<Option<_>>()?,
+            }))?,
+            shape: all(records(packed.shape, SHAPE_WORDS)?
+                .map(|r| Some((self.str(span(&r, 0)?)?, self.str(span(&r, 2)?)?))))?,
         })
     }
 }
