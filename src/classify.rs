@@ -623,20 +623,19 @@ impl<'c> Walk<'c> {
                 },
                 None => Label::unknown(UNREADABLE_ENTRY),
             }
-        } else if self.not_safe.is_empty() && !self.explain {
-            // The commonest unknown: its one reason needs no list.
-            Label::unknown(self.no_entry())
+        } else if !self.explain && self.not_safe.len() <= 1 {
+            // One reason (none: no entry knew the command) is the label's
+            // as it is, borrowed when it is a fixed text.
+            match self.not_safe.pop() {
+                Some(why) => Label::unknown(why),
+                None => Label::unknown(self.no_entry()),
+            }
         } else {
             if self.not_safe.is_empty() {
                 let why = self.no_entry();
                 self.not_safe.push(Cow::Owned(why));
             }
-            match self.not_safe.len() {
-                1 if !self.explain => {
-                    Label::unknown(self.not_safe.pop().unwrap_or_default().into_owned())
-                }
-                _ => Label::unknown(self.not_safe.join("; ")),
-            }
+            Label::unknown(self.not_safe.join("; "))
         };
         // Only `explain` shows the reasons one by one.
         let not_safe = if self.explain {
