@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::generate::RuleKind;
-use super::schema::{le_u32, u32_of};
+use super::schema::{le_u32, push_words, u32_of};
 
 /// The entries a word-scoped group holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -147,8 +147,7 @@ fn fnv1a(mut h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
 pub fn write_parts(parts: impl IntoIterator<Item = (usize, Vec<u8>)>) -> Vec<u8> {
     let mut out = Vec::new();
     for (first, dfa) in parts {
-        out.extend_from_slice(&u32_of(first).to_le_bytes());
-        out.extend_from_slice(&u32_of(dfa.len()).to_le_bytes());
+        push_words(&mut out, &[u32_of(first), u32_of(dfa.len())]);
         out.extend_from_slice(&dfa);
     }
     out
@@ -359,7 +358,8 @@ pub fn write_index(
         head.extend(forbid);
         head.extend(require);
     }
-    let mut out: Vec<u8> = head.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut out = Vec::with_capacity(head.len() * 4 + data.len());
+    push_words(&mut out, &head);
     out.extend(data);
     out
 }

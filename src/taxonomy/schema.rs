@@ -318,6 +318,27 @@ pub fn u32_of(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
+/// How a packed record writes a string it does not have.
+const ABSENT: Span = (u32::MAX, 0);
+
+/// A packed optional span: [`ABSENT`] for none.
+fn span_or_absent(span: Option<Span>) -> Span {
+    span.unwrap_or(ABSENT)
+}
+
+/// A span read back from a record: `None` when it was [`ABSENT`].
+fn present(span: Span) -> Option<Span> {
+    (span.0 != ABSENT.0).then_some(span)
+}
+
+/// Appends words as little-endian `u32`s: the one writer of the packed
+/// forms, as [`le_u32`] is their one reader.
+pub fn push_words(out: &mut Vec<u8>, words: &[u32]) {
+    for w in words {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+}
+
 #[allow(dead_code)]
 impl Packer {
     /// Stores a string.
@@ -332,15 +353,13 @@ impl Packer {
         let first = u32_of(self.lists.len() / 8);
         for item in items {
             let (at, len) = self.span(item.as_ref());
-            self.lists.extend_from_slice(&at.to_le_bytes());
-            self.lists.extend_from_slice(&len.to_le_bytes());
+            push_words(&mut self.lists, &[at, len]);
         }
         (first, u32_of(items.len()))
     }
 
     /// Stores an entry's record (its shape bytes are copied in).
     pub fn rule(&mut self, r: &BundledRule) {
-        let none = (u32::MAX, 0);
         let raw = (u32_of(self.raws.len()), u32_of(r.raw.len()));
         self.raws.extend_from_slice(r.raw);
         let kind = match r.kind {
@@ -349,6 +368,8 @@ impl Packer {
             RuleKind::Code => 2,
             RuleKind::Regex => 3,
         };
+        let radius = span_or_absent(r.blast_radius);
+        let pattern = span_or_absent(r.pattern);
         let words = [
             u32::from(r.safe),
             u32_of(r.line),
@@ -357,36 +378,28 @@ impl Packer {
             r.id.1,
             r.category.0,
             r.category.1,
-            r.blast_radius.unwrap_or(none).0,
-            r.blast_radius.unwrap_or(none).1,
+            radius.0,
+            radius.1,
             r.reason.0,
             r.reason.1,
             r.command.0,
             r.command.1,
-            r.pattern.unwrap_or(none).0,
-            r.pattern.unwrap_or(none).1,
+            pattern.0,
+            pattern.1,
             raw.0,
             raw.1,
         ];
-        for w in words {
-            self.rules.extend_from_slice(&w.to_le_bytes());
-        }
+        push_words(&mut self.rules, &words);
     }
 
     /// `commands.toml` packed.
     pub fn commands(&mut self, file: &CommandsFile) -> PackedCommandsBuf {
-        let none = (u32::MAX, 0);
         let mut out = PackedCommandsBuf::default();
-        let put = |buf: &mut Vec<u8>, words: &[u32]| {
-            for w in words {
-                buf.extend_from_slice(&w.to_le_bytes());
-            }
-        };
         for (path, spec) in &file.command {
             let path = self.span(path);
             let value = self.list(&spec.value_flags);
             let ignore = self.list(&spec.ignore_flags);
-            let alias = spec.alias.as_deref().map_or(none, |a| self.span(a));
+            let alias = span_or_absent(spec.alias.as_deref().map(|a| self.span(a)));
             let record = [
                 path.0,
                 path.1,
@@ -398,15 +411,15 @@ impl Packer {
                 alias.0,
                 alias.1,
             ];
-            put(&mut out.command, &record);
+            push_words(&mut out.command, &record);
         }
         for w in &file.wrapper {
             let names = self.list(&w.names);
             let value = self.list(&w.value_flags);
             let lookup = self.list(&w.lookup_flags);
             let unsafe_flags = self.list(&w.unsafe_flags);
-            let string = w.string_flag.as_deref().map_or(none, |f| self.span(f));
-            let split = w.split_flag.as_deref().map_or(none, |f| self.span(f));
+            let string = span_or_absent(w.string_flag.as_deref().map(|f| self.span(f)));
+            let split = span_or_absent(w.split_flag.as_deref().map(|f| self.span(f)));
             let flags =
                 u32::from(w.assignments) | u32::from(w.keeps_safe) << 1 | u32::from(w.joins) << 2;
             let record = [
@@ -425,11 +438,11 @@ impl Packer {
                 split.0,
                 split.1,
             ];
-            put(&mut out.wrapper, &record);
+            push_words(&mut out.wrapper, &record);
         }
         for (k, v) in &file.shape {
             let (k, v) = (self.span(k), self.span(v));
-            put(&mut out.shape, &[k.0, k.1, v.0, v.1]);
+            push_words(&mut out.shape, &[k.0, k.1, v.0, v.1]);
         }
         out
     }
@@ -452,11 +465,7 @@ impl<'a> Bundle<'a> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
         let w = |k: usize| le_u32(self.rules, base + k * 4);
         let safe = w(0)? != 0;
-        let span = (w(7)?, w(8)?);
-        let radius = match span.0 {
-            u32::MAX => None,
-            _ => Some(self.str(span)?),
-        };
+        let radius = self.opt(present((w(7)?, w(8)?)))?;
         Some((safe, radius))
     }
 
@@ -464,10 +473,7 @@ impl<'a> Bundle<'a> {
     pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
         let w = |k: usize| le_u32(self.rules, base + k * 4);
-        let opt = |k: usize| -> Option<Option<Span>> {
-            let span = (w(k)?, w(k + 1)?);
-            Some((span.0 != u32::MAX).then_some(span))
-        };
+        let opt = |k: usize| Some(present((w(k)?, w(k + 1)?)));
         let kind = match w(2)? {
             0 => RuleKind::Command,
             1 => RuleKind::Sql,
@@ -543,10 +549,7 @@ impl<'a> Bundle<'a> {
             Some(out)
         }
         let span = |r: &Record, k: usize| Some((r.word(k)?, r.word(k + 1)?));
-        let opt = |r: &Record, k: usize| -> Option<Option<&'a str>> {
-            let s = span(r, k)?;
-            self.opt((s.0 != u32::MAX).then_some(s))
-        };
+        let opt = |r: &Record, k: usize| self.opt(present(span(r, k)?));
         let list = |r: &Record, k: usize| self.checked(span(r, k)?);
         Some(CommandsView {
             command: all(records(packed.command, COMMAND_WORDS)?.map(|r| {
