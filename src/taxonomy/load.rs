@@ -155,10 +155,6 @@ static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxono
 /// with every check, and compares the two), no examples, and each entry's
 /// shape left encoded until its pattern is needed.
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
-    let broken = |message: String| TaxonomyError::Syntax {
-        file: "taxonomy/".into(),
-        message,
-    };
     let bundle: Bundle<'static> = postcard::from_bytes(EMBEDDED_BUNDLE)
         .map_err(|e| broken(format!("the embedded taxonomy does not decode: {e}")))?;
     // build.rs counted the files it saw; one it could not convert is
@@ -170,7 +166,6 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
             "a file did not convert at build time; run `cargo test` to see which".into(),
         ));
     }
-    let cut = || broken("the embedded taxonomy points outside itself".into());
     let mut tax = Taxonomy::default();
     if let Some(packed) = &bundle.commands {
         let commands = bundle.commands_view(packed).ok_or_else(cut)?;
@@ -193,14 +188,23 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     Ok(tax)
 }
 
+/// An error in the embedded taxonomy itself (only a damaged binary, or a
+/// build that went wrong, has one).
+fn broken(message: String) -> TaxonomyError {
+    TaxonomyError::Syntax {
+        file: "taxonomy/".into(),
+        message,
+    }
+}
+
+/// The embedded taxonomy has a span or record that lies outside it.
+fn cut() -> TaxonomyError {
+    broken("the embedded taxonomy points outside itself".into())
+}
+
 /// The embedded taxonomy's entries, built whole: for `explain`, the test
 /// suite, and automata compiled at run time.
 pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
-    let broken = |message: String| TaxonomyError::Syntax {
-        file: "taxonomy/".into(),
-        message,
-    };
-    let cut = || broken("the embedded taxonomy points outside itself".into());
     let mut rules = Vec::with_capacity(bundle.rule_count());
     let mut next = 0;
     for &(path, entries) in &bundle.rule_files {
