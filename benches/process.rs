@@ -116,15 +116,21 @@ fn sweep(base: &Path, toolgate: &Path) {
     // Each process is timed `n` times and its fastest run kept: the machine
     // is shared, and one slow run says nothing about the command.
     let fastest = |n: usize, f: &dyn Fn()| (0..n).map(|_| time(f)).min().unwrap_or_default();
+    // One command, fastest of `n`, against the empty program timed the same
+    // way just before it: (ratio, its time, the empty program's).
+    let judge = |n: usize, cmd: &str| {
+        let b = fastest(n, &|| run(base, &[], b""));
+        let t = fastest(n, &|| run(toolgate, &["classify", cmd], b""));
+        (t.as_secs_f64() / b.as_secs_f64(), t, b)
+    };
     // The empty program is timed right before each command, the same way,
     // and each command is judged against that: the machine's load drifts
     // over the minutes a sweep takes.
     let mut times: Vec<(f64, Duration, Duration, &String)> = commands
         .iter()
         .map(|cmd| {
-            let b = fastest(3, &|| run(base, &[], b""));
-            let t = fastest(3, &|| run(toolgate, &["classify", cmd], b""));
-            (t.as_secs_f64() / b.as_secs_f64(), t, b, cmd)
+            let (ratio, t, b) = judge(3, cmd);
+            (ratio, t, b, cmd)
         })
         .collect();
     times.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -144,14 +150,8 @@ fn sweep(base: &Path, toolgate: &Path) {
     // program timed the same way at the same moment: a command that is slow
     // stays slow, one that met a busy machine does not.
     let over: Vec<&String> = times.iter().filter(|t| t.0 > 1.5).map(|t| t.3).collect();
-    let mut rechecked: Vec<(f64, &String)> = over
-        .iter()
-        .map(|cmd| {
-            let b = fastest(15, &|| run(base, &[], b""));
-            let t = fastest(15, &|| run(toolgate, &["classify", cmd], b""));
-            (t.as_secs_f64() / b.as_secs_f64(), *cmd)
-        })
-        .collect();
+    let mut rechecked: Vec<(f64, &String)> =
+        over.iter().map(|cmd| (judge(15, cmd).0, *cmd)).collect();
     rechecked.sort_by(|a, b| a.0.total_cmp(&b.0));
     let still = rechecked.iter().filter(|(r, _)| *r > 1.5).count();
     match rechecked.last() {

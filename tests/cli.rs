@@ -80,7 +80,7 @@ fn bad_taxonomy_names_file_line_and_field() {
 
 #[test]
 fn scan_keeps_order_across_batches_and_worker_tasks() {
-    // More lines than one worker task (512) and batches that end mid-task.
+    // More lines than one worker task (256) and batches that end mid-task.
     let input: String = (0..3000).map(|i| format!("ls dir{i}\n")).collect();
     let o = toolgate(
         &[

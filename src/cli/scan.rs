@@ -1,8 +1,9 @@
 //! `toolgate scan`: bulk classification for CI jobs and corpus work.
 //!
-//! Input is streamed in chunks; each chunk is classified on all cores and
-//! written in input order before the next is read, so memory stays bounded
-//! by the chunk size whatever the input's length.
+//! Input is streamed in batches; each batch is classified on all cores
+//! while the next one is read, and written in input order, so memory stays
+//! bounded by two batches (`--chunk` lines each) whatever the input's
+//! length.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
