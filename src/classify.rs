@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::error::TaxonomyError;
 use crate::label::{BlastRadius, Class, Label, Origin};
 use crate::matcher::Matcher;
-use crate::normalize::{self, canonical_into, Invocation, Nested};
+use crate::normalize::{self, canonical_with, Canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
 use crate::taxonomy::Taxonomy;
 
@@ -409,24 +409,41 @@ impl<'c> Walk<'c> {
         if !inv.plain_name {
             self.refuse_safe_with(|| format!("`{}` is not a plain command name", inv.written));
         }
-        let canon = canonical_into(&inv, &self.c.tax, std::mem::take(&mut self.scratch.canon));
-        let tax = &self.c.tax;
-        let m = &self.c.matcher;
+        let c = self.c;
+        let (tax, m) = (&c.tax, &c.matcher);
+        // The groups are looked up once; the canonical form is built only
+        // when one will search it (or for `explain`): about half of all
+        // commands have no group at all.
+        let spec = normalize::command_spec(&inv, tax);
+        let name = normalize::matched_name(&inv, spec);
+        let destructive = m.groups_for(&m.destructive, name);
+        let mut canon = None;
+        let canonical = |canon: &mut Option<Canonical>, scratch: &mut String| {
+            if canon.is_none() {
+                *canon = Some(canonical_with(&inv, spec, tax, std::mem::take(scratch)));
+            }
+        };
+        if self.explain || !destructive.is_empty() {
+            canonical(&mut canon, &mut self.scratch.canon);
+        }
         let mut hits = std::mem::take(&mut self.scratch.hits);
         hits.clear();
         let mut broken = Vec::new();
-        if let Err(e) = m.command_matches(tax, &m.destructive, &canon, &mut hits) {
-            broken.push(e);
+        if let Some(canon) = &canon {
+            if let Err(e) = m.command_matches(tax, &destructive, canon, &mut hits) {
+                broken.push(e);
+            }
         }
-        let display = (self.explain || m.has_line_rules(&inv.name)).then(|| inv.display());
+        let line_groups = m.line_groups(&inv.name);
+        let display = (self.explain || m.has_line_rules(&line_groups)).then(|| inv.display());
         if let Some(line) = &display {
-            if let Err(e) = m.line_matches(tax, &inv.name, line, &mut hits) {
+            if let Err(e) = m.line_matches(tax, &line_groups, line, &mut hits) {
                 broken.push(e);
             }
         }
         let mut examined = self.explain.then(|| Examined {
             command: display.clone().unwrap_or_default(),
-            canonical: canon.readable(),
+            canonical: canon.as_ref().map(Canonical::readable).unwrap_or_default(),
             depth,
             via: via.map(String::from),
             wrappers: inv.wrappers.clone(),
@@ -449,8 +466,14 @@ impl<'c> Walk<'c> {
             && self.not_safe.is_empty()
             && broken.is_empty();
         if self.explain || may_be_safe {
-            if let Err(e) = m.command_matches(tax, &m.safe, &canon, &mut hits) {
-                broken.push(e);
+            let safe = m.groups_for(&m.safe, name);
+            if !safe.is_empty() {
+                canonical(&mut canon, &mut self.scratch.canon);
+                if let Some(canon) = &canon {
+                    if let Err(e) = m.command_matches(tax, &safe, canon, &mut hits) {
+                        broken.push(e);
+                    }
+                }
             }
         }
         for e in broken {
@@ -463,7 +486,9 @@ impl<'c> Walk<'c> {
             self.safe_rule = hits.first().copied();
         }
         self.scratch.hits = hits;
-        self.scratch.canon = canon.text;
+        if let Some(canon) = canon {
+            self.scratch.canon = canon.text;
+        }
         if let Some(e) = examined {
             self.commands.push(e);
         }

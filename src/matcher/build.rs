@@ -300,6 +300,25 @@ impl WordGroups {
     }
 }
 
+/// The groups of one family that apply to one command word: the word's own
+/// group and the glob group, either or both absent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Applicable<'a> {
+    groups: [Option<(Option<&'a str>, &'a PatternGroup)>; 2],
+}
+
+impl<'a> Applicable<'a> {
+    /// True when no group applies: nothing can match.
+    pub fn is_empty(&self) -> bool {
+        self.groups.iter().all(Option::is_none)
+    }
+
+    /// The groups, each with the word its patterns are compiled for.
+    fn iter(&self) -> impl Iterator<Item = (Option<&'a str>, &'a PatternGroup)> + '_ {
+        self.groups.iter().flatten().copied()
+    }
+}
+
 /// The compiled taxonomy.
 #[derive(Debug)]
 pub struct Matcher {
@@ -441,12 +460,9 @@ impl Matcher {
     }
 
     /// Every group of `groups` that may apply to a command word, with the
-    /// word its patterns are compiled for.
-    fn groups_for<'a>(
-        &'a self,
-        groups: &'a WordGroups,
-        name: &str,
-    ) -> impl Iterator<Item = (Option<&'a str>, &'a PatternGroup)> {
+    /// word its patterns are compiled for: looked up once per command, then
+    /// searched as often as needed.
+    pub fn groups_for<'a>(&'a self, groups: &'a WordGroups, name: &str) -> Applicable<'a> {
         let word = match &self.index {
             Some(index) => index
                 .find_number(plan::SPECIAL_WORD, Some(groups.family), name)
@@ -468,7 +484,9 @@ impl Matcher {
                 .get_key_value(name)
                 .map(|(w, g)| (Some(w.as_ref()), g)),
         };
-        word.into_iter().chain(groups.glob_group(name))
+        Applicable {
+            groups: [word, groups.glob_group(name)],
+        }
     }
 
     /// Every group, with its word.
@@ -486,7 +504,7 @@ impl Matcher {
                 let Some(groups) = g.family.map(|f| self.family(f)) else {
                     continue;
                 };
-                all.extend(self.groups_for(groups, g.word).take(1));
+                all.extend(self.groups_for(groups, g.word).groups[0]);
             }
         }
         all.extend([&self.sql, &self.code, &self.line_any].map(|g| (None, g)));
@@ -567,36 +585,44 @@ impl Matcher {
         Ok(())
     }
 
-    /// Do any raw-regex rules apply to commands with this word?
-    pub fn has_line_rules(&self, name: &str) -> bool {
-        !self.line_any.is_empty() || self.groups_for(&self.line, name).next().is_some()
+    /// The raw-regex groups scoped to a command word; with the rules for any
+    /// command, they apply when [`Matcher::has_line_rules`] says so.
+    pub fn line_groups(&self, name: &str) -> Applicable<'_> {
+        self.groups_for(&self.line, name)
     }
 
-    /// Raw-regex rules matching a command line whose command word is
-    /// `name`.
+    /// Do any raw-regex rules apply to a command with these line groups?
+    pub fn has_line_rules(&self, found: &Applicable<'_>) -> bool {
+        !self.line_any.is_empty() || !found.is_empty()
+    }
+
+    /// Raw-regex rules matching a command line: those of the command word's
+    /// line groups, then those for any command.
     pub fn line_matches(
         &self,
         tax: &Taxonomy,
-        name: &str,
+        found: &Applicable<'_>,
         line: &str,
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
-        for (word, group) in self.groups_for(&self.line, name) {
+        for (word, group) in found.iter() {
             group.word_matches_into(tax, word, line, out)?;
         }
         self.line_any.matches_into(tax, line, out)
     }
 
-    /// Rules of `groups` matching a canonical form, after post-checks.
+    /// Rules of the groups found for a command word (see
+    /// [`Matcher::groups_for`]) matching its canonical form, after
+    /// post-checks.
     pub fn command_matches(
         &self,
         tax: &Taxonomy,
-        groups: &WordGroups,
+        found: &Applicable<'_>,
         canon: &Canonical,
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
         let start = out.len();
-        for (word, group) in self.groups_for(groups, canon.name()) {
+        for (word, group) in found.iter() {
             group.word_matches_into(tax, word, &canon.text, out)?;
         }
         let mut keep = start;
@@ -850,6 +876,7 @@ mod tests {
             let m = Matcher::new(tax);
             let shipped = m
                 .groups_for(&m.destructive, "rm")
+                .iter()
                 .next()
                 .map(|(_, g)| g.is_shipped());
             shipped

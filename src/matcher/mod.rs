@@ -12,4 +12,4 @@ mod plan;
 // `plan` names its siblings `generate` and `schema`, as in `build.rs`.
 use crate::taxonomy::{generate, schema};
 
-pub use build::{Matcher, PatternGroup, WordGroups};
+pub use build::{Applicable, Matcher, PatternGroup, WordGroups};

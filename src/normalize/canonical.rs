@@ -140,13 +140,39 @@ pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
 /// [`canonical`], written into `buf` (cleared first): a caller that keeps
 /// the text between invocations allocates it once.
 pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Canonical {
+    canonical_with(inv, command_spec(inv, tax), tax, buf)
+}
+
+/// The argument conventions of an invocation's command word, if the
+/// taxonomy has any.
+pub fn command_spec<'t>(inv: &Invocation<'_>, tax: &'t Taxonomy) -> Option<&'t CommandSpec> {
+    tax.commands.get(inv.name.as_ref())
+}
+
+/// The command word an invocation is matched under: the one its canonical
+/// form starts with ([`Canonical::name`]), an alias resolved. Known without
+/// building the form, so that a command no group applies to skips it.
+pub fn matched_name<'a>(inv: &'a Invocation<'_>, spec: Option<&'a CommandSpec>) -> &'a str {
+    match spec.and_then(|s| s.alias.as_deref()) {
+        Some([first, ..]) => first,
+        _ => &inv.name,
+    }
+}
+
+/// [`canonical_into`] with the command word's conventions already looked
+/// up by [`command_spec`].
+pub fn canonical_with(
+    inv: &Invocation<'_>,
+    spec: Option<&CommandSpec>,
+    tax: &Taxonomy,
+    buf: String,
+) -> Canonical {
     // Room for every token plus its separator (and a few `=` and `./`).
     let size = inv.name.len() + 2 + inv.args.iter().map(|a| a.text.len() + 3).sum::<usize>();
     let mut out = buf;
     out.clear();
     out.reserve(size + 16);
     out.push(SEP);
-    let spec = tax.commands.get(inv.name.as_ref());
     let alias = spec.and_then(|s| s.alias.as_ref());
     // The command word's length (the separators around it excluded).
     let name_len;
