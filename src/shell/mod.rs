@@ -7,6 +7,7 @@
 //! strings, `find -exec`) is the normaliser's job, in [`crate::normalize`].
 
 mod parse;
+mod plain_line;
 mod syntax;
 mod word;
 

@@ -7,10 +7,11 @@
 //! bounded by [`MAX_DEPTH`]; past it, nested text is skipped by an iterative
 //! scanner and the script is marked with [`Limit::Depth`], which is never safe.
 
+use super::plain_line::plain_line;
 use super::syntax::{
     Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
 };
-use super::word::{is_meta, is_name_char, is_name_start, memchr_newline, WordBuf};
+use super::word::{fast_paths, is_meta, is_name_char, is_name_start, memchr_newline, WordBuf};
 
 /// How deep substitutions, subshells and groups may nest before the reader
 /// stops descending.
@@ -46,6 +47,11 @@ pub fn parse_at_depth(src: &str, depth: usize) -> Script {
     if depth >= MAX_DEPTH {
         p.limit = Some(Limit::Depth);
         return p.finish();
+    }
+    if fast_paths() {
+        if let Some(script) = plain_line(src) {
+            return script;
+        }
     }
     p.parse_program();
     p.finish()
@@ -1009,9 +1015,9 @@ mod tests {
             src in "[a-z0-9=.,/(){}\\[\\]*?@+!$'\" ;|&<>#~:_-]{0,24}"
         ) {
             let fast = parse(&src);
-            super::super::word::SLOW_WORDS.with(|s| s.set(true));
+            super::super::word::SLOW_PATHS.with(|s| s.set(true));
             let slow = parse(&src);
-            super::super::word::SLOW_WORDS.with(|s| s.set(false));
+            super::super::word::SLOW_PATHS.with(|s| s.set(false));
             proptest::prop_assert_eq!(fast, slow);
         }
     }

@@ -73,7 +73,7 @@ impl Parser<'_> {
             .take_while(|&&b| PLAIN_RUN[usize::from(b)])
             .count();
         if run > 0
-            && fast_words()
+            && fast_paths()
             && !self.failed()
             && self
                 .src
@@ -677,15 +677,16 @@ pub(super) fn is_meta(b: u8) -> bool {
 
 #[cfg(test)]
 thread_local! {
-    /// Set by tests that compare the fast path for plain words with the
-    /// general one.
-    pub(super) static SLOW_WORDS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set by tests that compare the fast paths for plain words and plain
+    /// lines with the general reader.
+    pub(super) static SLOW_PATHS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Whether plain words may take the fast path (always, outside tests).
-fn fast_words() -> bool {
+/// Whether plain words and lines may take their fast paths (always,
+/// outside tests).
+pub(super) fn fast_paths() -> bool {
     #[cfg(test)]
-    if SLOW_WORDS.with(std::cell::Cell::get) {
+    if SLOW_PATHS.with(std::cell::Cell::get) {
         return false;
     }
     true
@@ -693,7 +694,7 @@ fn fast_words() -> bool {
 
 /// Bytes a word made only of them means literally: [`is_plain`] bytes,
 /// `=`, and the dots and commas that only braces make special.
-const PLAIN_RUN: [bool; 256] = {
+pub(super) const PLAIN_RUN: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 256 {
