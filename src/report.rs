@@ -47,7 +47,7 @@ pub fn push_record(
     });
     out.push(b'{');
     if let Some(v) = md.and_then(|m| m.0) {
-        field(out, b"\"blast_radius\":", v);
+        plain_field(out, b"\"blast_radius\":", v);
     }
     if let Some(v) = md.and_then(|m| m.1) {
         field(out, b"\"category\":", v);
@@ -62,11 +62,22 @@ pub fn push_record(
         field(out, b"\"reason\":", v);
     }
     if let Some((_, _, _, class)) = md {
-        field(out, b"\"safety_label\":", class);
+        plain_field(out, b"\"safety_label\":", class);
     }
     // Every field ends with a comma; the last one's becomes the brace.
     out.pop();
     out.extend_from_slice(b"}\n");
+}
+
+/// A field whose value is one of our own fixed spellings (a class, a blast
+/// radius), which need no escaping.
+#[inline(always)]
+fn plain_field(out: &mut Vec<u8>, key: &'static [u8], value: &'static str) {
+    debug_assert!(plain_prefix(value.as_bytes()) == value.len());
+    out.extend_from_slice(key);
+    out.push(b'"');
+    out.extend_from_slice(value.as_bytes());
+    out.extend_from_slice(b"\",");
 }
 
 #[inline(always)]

@@ -67,12 +67,18 @@ impl Invocation<'_> {
 /// bare name or a system path.
 pub fn command_name(word: &Word) -> (Cow<'_, str>, bool) {
     let text = word.text.as_str();
-    let cut = text.rfind(['/', '\\']).map_or(0, |i| i + 1);
+    // Byte loops: separators and the suffix are ASCII, so every cut falls
+    // on a character boundary (a `char` pattern search cost a scan a few
+    // percent).
+    let cut = text
+        .bytes()
+        .rposition(|b| b == b'/' || b == b'\\')
+        .map_or(0, |i| i + 1);
     let base = &text[cut..];
-    let base = base
-        .strip_suffix(".exe")
-        .or_else(|| base.strip_suffix(".EXE"))
-        .unwrap_or(base);
+    let base = match base.len().checked_sub(4) {
+        Some(stem) if matches!(&base.as_bytes()[stem..], b".exe" | b".EXE") => &base[..stem],
+        _ => base,
+    };
     let plain = word.literal
         && !base.is_empty()
         && (cut == 0
