@@ -267,3 +267,34 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
     }
     inv
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_words_lose_their_directory_suffix_and_case() {
+        for (word, name, plain) in [
+            ("rm", "rm", true),
+            ("/usr/bin/rm", "rm", true),
+            ("./rm", "rm", false),
+            ("/opt/x/rm", "rm", false),
+            ("C:\\Windows\\System32\\cmd.exe", "cmd", false),
+            ("GIT.EXE", "git", true),
+            ("git.Exe", "git.exe", true),
+            (".exe", "", false),
+            ("tools/", "", false),
+            ("Remove-Item", "remove-item", true),
+            ("Ré.exe", "ré", true),
+        ] {
+            let word = Word::literal(word);
+            let (got, got_plain) = command_name(&word);
+            assert_eq!((got.as_ref(), got_plain), (name, plain), "{:?}", word.text);
+        }
+        let expanded = Word {
+            literal: false,
+            ..Word::literal("rm")
+        };
+        assert_eq!(command_name(&expanded), (Cow::Borrowed("rm"), false));
+    }
+}
