@@ -53,7 +53,9 @@ pub struct Invocation<'a> {
 impl Invocation<'_> {
     /// The normalised command line: name and arguments joined by spaces.
     pub fn display(&self) -> String {
-        let mut s = self.name.to_string();
+        let len = self.name.len() + self.args.iter().map(|a| a.text.len() + 1).sum::<usize>();
+        let mut s = String::with_capacity(len);
+        s.push_str(&self.name);
         for a in self.args.iter() {
             s.push(' ');
             s.push_str(&a.text);
