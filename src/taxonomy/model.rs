@@ -110,7 +110,7 @@ impl Flags {
     pub fn contains(&self, flag: &str) -> bool {
         match &self.0 {
             FlagWords::Owned(v) => v.iter().any(|f| f == flag),
-            FlagWords::Packed(w) => w.iter().any(|f| f == flag),
+            FlagWords::Packed(w) => w.contains(flag),
         }
     }
 

@@ -682,6 +682,33 @@ impl<'a> Words<'a> {
         (0..count).filter_map(move |i| self.get(i))
     }
 
+    /// True when `word` is one of them. A packed word's length is compared
+    /// before its text is looked at: canonical forms ask this of every
+    /// option, against lists of thirty or more (`find`, `rg`, `curl`).
+    pub fn contains(self, word: &str) -> bool {
+        match self {
+            Words::Parsed(v) => v.iter().any(|w| w == word),
+            Words::Packed { text, lists, list } => {
+                let start = list.0 as usize * 8;
+                let end = start.checked_add(list.1 as usize * 8);
+                let Some(spans) = end.and_then(|end| lists.get(start..end)) else {
+                    return false;
+                };
+                spans.chunks_exact(8).any(|span| {
+                    le_u32(span, 4).is_some_and(|len| len as usize == word.len())
+                        && le_u32(span, 0).is_some_and(|at| {
+                            // Equal bytes of a valid `str` lie on character
+                            // boundaries of the text too.
+                            let at = at as usize;
+                            let end = at.checked_add(word.len());
+                            end.and_then(|end| text.as_bytes().get(at..end))
+                                == Some(word.as_bytes())
+                        })
+                })
+            }
+        }
+    }
+
     /// The first word.
     pub fn first(self) -> Option<&'a str> {
         self.get(0)
@@ -768,6 +795,29 @@ mod tests {
         };
         assert_eq!(packed.iter().collect::<Vec<_>>(), vec!["rm", "unlink", "é"]);
         assert_eq!(packed.first(), Some("rm"));
+        for (word, found) in [("rm", true), ("é", true), ("unlink", true), ("r", false)] {
+            assert_eq!(packed.contains(word), found, "{word}");
+            assert_eq!(
+                Words::Parsed(&["rm".into(), "é".into()]).contains(word),
+                word != "unlink" && found
+            );
+        }
+        assert!(!packed.contains("rm-recursive") && !packed.contains(""));
+        // A list or a span that lies outside the bundle finds nothing.
+        let outside = |list| Words::Packed {
+            text: &p.text,
+            lists: &p.lists,
+            list,
+        };
+        assert!(!outside((0, 99)).contains("rm-recursive"));
+        let mut bad_span = p.lists.clone();
+        bad_span[8..12].copy_from_slice(&1000u32.to_le_bytes());
+        let damaged = Words::Packed {
+            text: &p.text,
+            lists: &bad_span,
+            list: words,
+        };
+        assert!(!damaged.contains("unlink") && damaged.contains("é"));
         // Spans outside the text, or splitting a character, are refused.
         assert_eq!(bundle.str((0, 1000)), None);
         let e = list(words).unwrap_or_default().concat().len();
