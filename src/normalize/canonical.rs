@@ -354,4 +354,25 @@ mod tests {
             assert_eq!(canon(line, &tax), want, "{line:?}");
         }
     }
+
+    /// The classifier looks a command's groups up under `matched_name`
+    /// before (or instead of) building the form: the two must agree.
+    #[test]
+    fn the_matched_name_is_the_forms_command_word() {
+        let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+        let mut names: Vec<&str> = tax.commands.keys().map(AsRef::as_ref).collect();
+        names.extend(["rm", "frobnicate", "Remove-Item", "/usr/bin/git"]);
+        let aliases = tax.commands.values().filter(|s| s.alias.is_some()).count();
+        assert!(aliases > 0, "no alias in the embedded taxonomy to check");
+        for name in names {
+            let words: Vec<Word> = [name, "-x", "arg"].into_iter().map(Word::literal).collect();
+            let inv = peel(&words, &tax);
+            let spec = command_spec(&inv, &tax);
+            assert_eq!(
+                matched_name(&inv, spec),
+                canonical(&inv, &tax).name(),
+                "{name:?}"
+            );
+        }
+    }
 }
