@@ -17,6 +17,7 @@ mod peers;
 mod profile_cli;
 mod profiles;
 mod properties;
+mod readme_examples;
 mod reference_doc;
 mod taxonomy_examples;
 mod util;
