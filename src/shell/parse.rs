@@ -43,15 +43,15 @@ pub fn parse_at_depth(src: &str, depth: usize) -> Script {
             ..Script::default()
         };
     }
+    if depth < MAX_DEPTH && fast_paths() {
+        if let Some(script) = plain_line(src) {
+            return script;
+        }
+    }
     let mut p = Parser::new(src, depth);
     if depth >= MAX_DEPTH {
         p.limit = Some(Limit::Depth);
         return p.finish();
-    }
-    if fast_paths() {
-        if let Some(script) = plain_line(src) {
-            return script;
-        }
     }
     p.parse_program();
     p.finish()

@@ -34,6 +34,10 @@ pub(super) fn plain_line(text: &str) -> Option<Script> {
             if !PLAIN_RUN[usize::from(b)] {
                 break;
             }
+            // A first word with `=` may be an assignment.
+            if b == b'=' && words.is_empty() {
+                return None;
+            }
             pos += 1;
         }
         if pos == start {
@@ -56,7 +60,7 @@ pub(super) fn plain_line(text: &str) -> Option<Script> {
         return None;
     }
     let first = words.first()?;
-    if first.text.contains('=') || RESERVED.contains(&first.text.as_str()) {
+    if RESERVED.contains(&first.text.as_str()) {
         return None;
     }
     let span = first.span.start..words.last()?.span.end;
