@@ -509,6 +509,14 @@ impl<'a> Parser<'a> {
 
     /// Parses a compound command at the cursor, if there is one.
     fn parse_compound(&mut self) -> bool {
+        // Every opener below starts with one of these bytes: most commands
+        // are ruled out by one comparison.
+        if !matches!(
+            self.peek(),
+            Some(b'(' | b'{' | b'[' | b'c' | b'f' | b'i' | b's' | b'u' | b'w')
+        ) {
+            return false;
+        }
         if self.starts_with(b"((") {
             self.compound = true;
             self.pos += 2;
