@@ -688,24 +688,18 @@ impl<'a> Words<'a> {
     pub fn contains(self, word: &str) -> bool {
         match self {
             Words::Parsed(v) => v.iter().any(|w| w == word),
-            Words::Packed { text, lists, list } => {
-                let start = list.0 as usize * 8;
-                let end = start.checked_add(list.1 as usize * 8);
-                let Some(spans) = end.and_then(|end| lists.get(start..end)) else {
-                    return false;
-                };
-                spans.chunks_exact(8).any(|span| {
-                    le_u32(span, 4).is_some_and(|len| len as usize == word.len())
-                        && le_u32(span, 0).is_some_and(|at| {
-                            // Equal bytes of a valid `str` lie on character
-                            // boundaries of the text too.
-                            let at = at as usize;
-                            let end = at.checked_add(word.len());
-                            end.and_then(|end| text.as_bytes().get(at..end))
-                                == Some(word.as_bytes())
-                        })
+            Words::Packed { text, lists, list } => (0..list.1 as usize).any(|i| {
+                span_at(lists, list.0 as usize + i).is_some_and(|(at, len)| {
+                    // Equal bytes of a valid `str` lie on character
+                    // boundaries of the text too.
+                    let at = at as usize;
+                    len as usize == word.len()
+                        && at
+                            .checked_add(word.len())
+                            .and_then(|end| text.as_bytes().get(at..end))
+                            == Some(word.as_bytes())
                 })
-            }
+            }),
         }
     }
 
