@@ -417,14 +417,10 @@ impl<'c> Walk<'c> {
         let spec = normalize::command_spec(&inv, tax);
         let name = normalize::matched_name(&inv, spec);
         let destructive = m.groups_for(&m.destructive, name);
-        let mut canon = None;
-        let canonical = |canon: &mut Option<Canonical>, scratch: &mut String| {
-            if canon.is_none() {
-                *canon = Some(canonical_with(&inv, spec, tax, std::mem::take(scratch)));
-            }
-        };
+        let build = |scratch: &mut String| canonical_with(&inv, spec, tax, std::mem::take(scratch));
+        let mut canon: Option<Canonical> = None;
         if self.explain || !destructive.is_empty() {
-            canonical(&mut canon, &mut self.scratch.canon);
+            canon = Some(build(&mut self.scratch.canon));
         }
         let mut hits = std::mem::take(&mut self.scratch.hits);
         hits.clear();
@@ -468,11 +464,9 @@ impl<'c> Walk<'c> {
         if self.explain || may_be_safe {
             let safe = m.groups_for(&m.safe, name);
             if !safe.is_empty() {
-                canonical(&mut canon, &mut self.scratch.canon);
-                if let Some(canon) = &canon {
-                    if let Err(e) = m.command_matches(tax, &safe, canon, &mut hits) {
-                        broken.push(e);
-                    }
+                let canon = canon.get_or_insert_with(|| build(&mut self.scratch.canon));
+                if let Err(e) = m.command_matches(tax, &safe, canon, &mut hits) {
+                    broken.push(e);
                 }
             }
         }
