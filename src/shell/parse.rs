@@ -57,6 +57,17 @@ pub fn parse_at_depth(src: &str, depth: usize) -> Script {
     p.finish()
 }
 
+/// The script with the fast paths for plain words and lines, then without:
+/// the tests that hold the two together.
+#[cfg(test)]
+pub(super) fn parse_fast_and_slow(src: &str) -> (Script, Script) {
+    let fast = parse(src);
+    super::word::SLOW_PATHS.with(|s| s.set(true));
+    let slow = parse(src);
+    super::word::SLOW_PATHS.with(|s| s.set(false));
+    (fast, slow)
+}
+
 /// Parses the expansions inside a here-document body whose delimiter was not
 /// quoted: `$(…)` and backquotes there run when the document is read.
 fn parse_heredoc_expansions(body: &str, depth: usize) -> Script {
@@ -1022,10 +1033,7 @@ mod tests {
         fn plain_words_read_fast_as_the_general_reader_reads_them(
             src in "[a-z0-9=.,/(){}\\[\\]*?@+!$'\" ;|&<>#~:_-]{0,24}"
         ) {
-            let fast = parse(&src);
-            super::super::word::SLOW_PATHS.with(|s| s.set(true));
-            let slow = parse(&src);
-            super::super::word::SLOW_PATHS.with(|s| s.set(false));
+            let (fast, slow) = parse_fast_and_slow(&src);
             proptest::prop_assert_eq!(fast, slow);
         }
     }

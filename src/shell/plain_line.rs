@@ -78,19 +78,9 @@ pub(super) fn plain_line(text: &str) -> Option<Script> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::parse::parse;
-    use super::super::word::SLOW_PATHS;
+    use super::super::parse::parse_fast_and_slow as fast_and_slow;
     use super::*;
     use proptest::prelude::*;
-
-    /// The script with the fast paths, then without.
-    fn fast_and_slow(src: &str) -> (Script, Script) {
-        let fast = parse(src);
-        SLOW_PATHS.with(|s| s.set(true));
-        let slow = parse(src);
-        SLOW_PATHS.with(|s| s.set(false));
-        (fast, slow)
-    }
 
     #[test]
     fn only_plain_words_with_an_ordinary_first_word_qualify() {
