@@ -1,11 +1,15 @@
 //! Whole-process latency: one `toolgate` process per call, next to an empty
-//! Rust program that reads stdin and writes a line (the floor for a hook).
+//! Rust program that reads stdin and writes a line (the floor for a hook),
+//! and one `toolgate scan --format jsonl` over the shared corpus next to a
+//! program that only reads the same lines and writes each back as JSON (the
+//! floor for a scan).
 //!
-//! `cargo bench --bench process`. The baseline is compiled here with the same
-//! `rustc` and `-O`, so both sides come from one toolchain. After the
-//! criterion groups, a sweep runs `toolgate classify` once per command of
-//! `corpus/` and prints the mean, median and 99th percentile against the
-//! baseline, then times every command above 1.5x again.
+//! `cargo bench --bench process` (`-- scan` for the scan group alone). Both
+//! floors are compiled here with the same `rustc` and `-O`, so every side
+//! comes from one toolchain. After the criterion groups, a sweep runs
+//! `toolgate classify` once per command of `corpus/` and prints the mean,
+//! median and 99th percentile against the baseline, then times every command
+//! above 1.5x again.
 //!
 //! The binary Cargo builds for a bench is not quite the one users get:
 //! dev-dependencies (proptest) turn on regex-syntax's Unicode tables, about
@@ -29,12 +33,45 @@ fn main() {
 }
 "#;
 
-fn baseline() -> PathBuf {
+/// The scan floor: each line of the file named by the first argument
+/// written back as a JSON object holding it as a string, as `scan` writes
+/// `command`, with the same escapes.
+const JSON_ECHO: &str = r#"
+use std::fmt::Write as _;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+fn main() {
+    let path = std::env::args().nth(1).unwrap_or_default();
+    let file = std::fs::File::open(&path).expect("a file of lines");
+    let mut reader = BufReader::new(file);
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    let (mut line, mut record) = (String::new(), String::new());
+    while reader.read_line(&mut line).unwrap_or(0) > 0 {
+        record.clear();
+        record.push_str("{\"command\":\"");
+        for c in line.trim_end_matches(['\n', '\r']).chars() {
+            match c {
+                '"' => record.push_str("\\\""),
+                '\\' => record.push_str("\\\\"),
+                c if (c as u32) < 0x20 => {
+                    let _ = write!(record, "\\u{:04x}", c as u32);
+                }
+                c => record.push(c),
+            }
+        }
+        record.push_str("\"}\n");
+        let _ = out.write_all(record.as_bytes());
+        line.clear();
+    }
+}
+"#;
+
+/// Compiles one of the floor programs above.
+fn floor_program(name: &str, source: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-baseline");
     let _ = std::fs::create_dir_all(&dir);
-    let src = dir.join("baseline.rs");
-    let exe = dir.join("baseline");
-    let _ = std::fs::write(&src, BASELINE);
+    let src = dir.join(format!("{name}.rs"));
+    let exe = dir.join(name);
+    let _ = std::fs::write(&src, source);
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let status = Command::new(rustc)
         .args(["-O", "--edition", "2021", "-o"])
@@ -43,9 +80,51 @@ fn baseline() -> PathBuf {
         .status();
     assert!(
         status.is_ok_and(|s| s.success()),
-        "could not compile the baseline"
+        "could not compile {}",
+        src.display()
     );
     exe
+}
+
+/// The lines `scan` is timed on, in one file: every `.txt` of the shared
+/// corpora, or the commands of our own corpus when they are absent.
+fn scan_input() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root.join("../shared/corpus"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
+        .collect();
+    files.sort();
+    let mut text = String::new();
+    for f in &files {
+        text.push_str(&std::fs::read_to_string(f).unwrap_or_default());
+    }
+    if text.is_empty() {
+        for command in own_commands() {
+            text.push_str(&command.replace('\n', " "));
+            text.push('\n');
+        }
+    }
+    let path = root.join("target/bench-baseline/scan-input.txt");
+    let _ = std::fs::write(&path, text);
+    path
+}
+
+/// Every command of `corpus/`.
+fn own_commands() -> Vec<String> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let mut commands = Vec::new();
+    for f in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(f.path()).unwrap_or_default();
+        for line in text.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+            commands.extend(v["command"].as_str().map(String::from));
+        }
+    }
+    commands
 }
 
 fn run(exe: &Path, args: &[&str], stdin: &[u8]) {
@@ -71,7 +150,7 @@ fn payload() -> Vec<u8> {
 }
 
 fn bench(c: &mut Criterion) {
-    let base = baseline();
+    let base = floor_program("baseline", BASELINE);
     let toolgate = std::env::var_os("TOOLGATE_BIN").map_or_else(
         || PathBuf::from(env!("CARGO_BIN_EXE_toolgate")),
         PathBuf::from,
@@ -94,20 +173,31 @@ fn bench(c: &mut Criterion) {
         b.iter(|| run(&toolgate, &["classify", "git status"], b""))
     });
     g.finish();
-    sweep(&base, &toolgate);
+
+    // The whole corpus through one `scan` process (all cores), next to the
+    // floor for the job reading and writing the same lines.
+    let echo = floor_program("json_echo", JSON_ECHO);
+    let input = scan_input();
+    let input = input.to_str().unwrap_or_default();
+    let mut g = c.benchmark_group("scan");
+    g.sample_size(30);
+    g.bench_function("floor_json_echo", |b| b.iter(|| run(&echo, &[input], b"")));
+    g.bench_function("scan_jsonl", |b| {
+        b.iter(|| run(&toolgate, &["scan", "--format", "jsonl", input], b""))
+    });
+    g.finish();
+
+    // `cargo bench --bench process -- scan` (any filter that does not
+    // name the sweep) leaves the sweep out: it takes minutes.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    if filter.is_none_or(|f| "sweep".contains(f.as_str())) {
+        sweep(&base, &toolgate);
+    }
 }
 
 /// Every command of `corpus/` in its own `toolgate classify` process.
 fn sweep(base: &Path, toolgate: &Path) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-    let mut commands = Vec::new();
-    for f in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-        let text = std::fs::read_to_string(f.path()).unwrap_or_default();
-        for line in text.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
-            commands.extend(v["command"].as_str().map(String::from));
-        }
-    }
+    let commands = own_commands();
     let time = |f: &dyn Fn()| {
         let start = Instant::now();
         f();
