@@ -1,20 +1,22 @@
 //! `toolgate scan`: bulk classification for CI jobs and corpus work.
 //!
-//! Input is streamed in batches; each batch is classified on all cores
-//! while the next one is read, and written in input order, so memory stays
-//! bounded by two batches (`--chunk` lines each) whatever the input's
-//! length.
+//! Input is streamed: the main thread reads tasks of `--chunk` lines and
+//! writes their records in input order, while the worker threads classify
+//! and render them. At most a few tasks per worker are in flight, and their
+//! buffers are reused, so memory stays bounded and small whatever the
+//! input's length, and no worker waits for a batch to end.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::mpsc;
 
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde_json::Value;
 use toolgate::{BlastRadius, Class, Classifier, Label};
 
@@ -65,8 +67,8 @@ pub struct ScanArgs {
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Lines classified per batch.
-    #[arg(long, default_value_t = 16_384, hide = true)]
+    /// Lines per worker task.
+    #[arg(long, default_value_t = 512, hide = true)]
     pub chunk: usize,
 }
 
@@ -258,12 +260,12 @@ struct LineSource {
 }
 
 impl LineSource {
-    /// Reads up to `max` non-blank lines into one buffer.
-    fn next_batch(&mut self, max: usize) -> io::Result<Batch> {
-        let mut batch = Batch {
-            bytes: Vec::with_capacity(max.min(65_536) * 48),
-            lines: Vec::with_capacity(max.min(65_536)),
-        };
+    /// Reads up to `max` non-blank lines into `batch`, replacing what it
+    /// held: its buffers are those of a task already written, so that a
+    /// long scan stays on memory it has touched before.
+    fn next_batch(&mut self, max: usize, batch: &mut Batch) -> io::Result<()> {
+        batch.bytes.clear();
+        batch.lines.clear();
         while batch.lines.len() < max {
             let Some(reader) = self.readers.first_mut() else {
                 break;
@@ -287,7 +289,7 @@ impl LineSource {
             }
             batch.lines.push((self.line, start, start + len));
         }
-        Ok(batch)
+        Ok(())
     }
 }
 
@@ -299,16 +301,16 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// Classifies a share of a batch and renders what the main thread will
-    /// write: the records, the errors and the counts. Done on the worker so
-    /// that the main thread only copies bytes out, and every allocation is
-    /// freed on the thread that made it.
-    fn run(&self, bytes: &[u8], lines: &[(u64, usize, usize)]) -> Part {
-        let mut part = Part::default();
-        if self.format == ScanFormat::Jsonl {
-            part.out.reserve(lines.len() * 160);
-        }
-        for &(line, start, end) in lines {
+    /// Classifies a task's lines and renders what the main thread will
+    /// write, into `out`: the records, the errors and the counts. Done on
+    /// the worker so that the main thread only reads and copies bytes out.
+    fn run(&self, batch: &Batch, out: Vec<u8>) -> Part {
+        let mut part = Part {
+            out,
+            ..Part::default()
+        };
+        let bytes = &batch.bytes;
+        for &(line, start, end) in &batch.lines {
             let raw = &bytes[start..end];
             let (text, lossy): (Cow<'_, str>, bool) = match self.input {
                 InputFormat::Lines => match std::str::from_utf8(raw) {
@@ -379,12 +381,13 @@ fn command_field(raw: &[u8]) -> Result<String, String> {
     }
 }
 
-/// Lines per worker task: enough to amortise a task, few enough that both
-/// cores stay busy to the end of a batch.
-const TASK_LINES: usize = 256;
+/// Tasks in flight per worker thread: enough that a worker never waits for
+/// the main thread to read, few enough to keep memory small.
+const TASKS_PER_THREAD: usize = 4;
 
-/// Lines in the first batch.
-const FIRST_BATCH: usize = 1024;
+/// A task's result, sent back to the main thread with its number and its
+/// input buffer (for reuse); no part when the worker panicked.
+type Done = (u64, Option<Part>, Batch);
 
 /// Runs `scan`; returns whether `--fail-on` was triggered.
 pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
@@ -430,44 +433,66 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         input: args.input,
         format,
     };
-    // The first batch is read before any work can start: it is small, and
-    // batches double up to `--chunk` from there.
-    let max_chunk = args.chunk.max(1);
-    let mut chunk = max_chunk.min(FIRST_BATCH);
+    let task_lines = args.chunk.max(1);
+    let max_in_flight = pool.current_num_threads().max(1) * TASKS_PER_THREAD;
     let mut summary = Summary::default();
-    let mut batch = source.next_batch(chunk).context("reading input")?;
-    while !batch.lines.is_empty() {
-        chunk = (chunk * 2).min(max_chunk);
-        // Classify this batch while the next one is read; the main thread
-        // only writes.
-        let (parts, next) = pool.join(
-            || {
-                batch
-                    .lines
-                    .par_chunks(TASK_LINES)
-                    .map(|lines| job.run(&batch.bytes, lines))
-                    .collect::<Vec<Part>>()
-            },
-            || source.next_batch(chunk),
-        );
-        for part in parts {
-            if !part.errors.is_empty() {
-                // Locked only while writing: a worker that writes to
-                // standard error (a panic message, a trace) must not wait
-                // on the main thread, which waits on it.
-                let mut stderr = io::stderr().lock();
-                for (line, e) in &part.errors {
-                    writeln!(stderr, "toolgate scan: line {line}: {e}")?;
+    pool.in_place_scope_fifo(|scope| -> anyhow::Result<()> {
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        // Buffers of written tasks, reused by the next ones.
+        let mut spare_batches: Vec<Batch> = Vec::new();
+        let mut spare_outs: Vec<Vec<u8>> = Vec::new();
+        // Finished tasks that wait for an earlier one, by number.
+        let mut waiting: BTreeMap<u64, (Part, Batch)> = BTreeMap::new();
+        let (mut sent, mut written) = (0u64, 0u64);
+        let mut input_done = false;
+        loop {
+            while !input_done && sent - written < max_in_flight as u64 {
+                let mut batch = spare_batches.pop().unwrap_or_default();
+                source
+                    .next_batch(task_lines, &mut batch)
+                    .context("reading input")?;
+                if batch.lines.is_empty() {
+                    input_done = true;
+                    break;
                 }
+                let out = spare_outs.pop().unwrap_or_default();
+                let (job, done_tx, number) = (&job, done_tx.clone(), sent);
+                scope.spawn_fifo(move |_| {
+                    let part = catch_unwind(AssertUnwindSafe(|| job.run(&batch, out))).ok();
+                    // The main thread only stops listening on an error it
+                    // is already returning.
+                    let _ = done_tx.send((number, part, batch));
+                });
+                sent += 1;
             }
-            out.write_all(&part.out)?;
-            summary.merge(part.summary);
+            if written == sent {
+                return Ok(());
+            }
+            let (number, part, batch) = done_rx
+                .recv()
+                .context("internal: a scan worker stopped without an answer")?;
+            let part = part.context("internal: a scan worker panicked")?;
+            waiting.insert(number, (part, batch));
+            while let Some((part, batch)) = waiting.remove(&written) {
+                if !part.errors.is_empty() {
+                    let mut stderr = io::stderr().lock();
+                    for (line, e) in &part.errors {
+                        writeln!(stderr, "toolgate scan: line {line}: {e}")?;
+                    }
+                }
+                out.write_all(&part.out)?;
+                summary.merge(part.summary);
+                let mut buf = part.out;
+                buf.clear();
+                spare_outs.push(buf);
+                spare_batches.push(batch);
+                written += 1;
+            }
+            if let Some(bar) = &progress {
+                bar.set_position(source.bytes_read);
+            }
         }
-        if let Some(bar) = &progress {
-            bar.set_position(source.bytes_read);
-        }
-        batch = next.context("reading input")?;
-    }
+    })?;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
