@@ -310,12 +310,18 @@ impl Job<'_> {
             ..Part::default()
         };
         let bytes = &batch.bytes;
+        // The whole task is checked at once, which is quicker than line by
+        // line; lines end at ASCII bytes, so each is then valid too.
+        let valid = std::str::from_utf8(bytes).ok();
         for &(line, start, end) in &batch.lines {
             let raw = &bytes[start..end];
             let (text, lossy): (Cow<'_, str>, bool) = match self.input {
-                InputFormat::Lines => match std::str::from_utf8(raw) {
-                    Ok(s) => (Cow::Borrowed(s), false),
-                    Err(_) => (String::from_utf8_lossy(raw), true),
+                InputFormat::Lines => match valid.and_then(|v| v.get(start..end)) {
+                    Some(s) => (Cow::Borrowed(s), false),
+                    None => match std::str::from_utf8(raw) {
+                        Ok(s) => (Cow::Borrowed(s), false),
+                        Err(_) => (String::from_utf8_lossy(raw), true),
+                    },
                 },
                 InputFormat::Jsonl => match command_field(raw) {
                     Ok(c) => (Cow::Owned(c), false),
