@@ -262,7 +262,10 @@ struct LineSource {
 impl LineSource {
     /// Reads up to `max` non-blank lines into `batch`, replacing what it
     /// held: its buffers are those of a task already written, so that a
-    /// long scan stays on memory it has touched before.
+    /// long scan stays on memory it has touched before. Whole lines are
+    /// taken from the reader's buffer in one copy; a line the buffer does
+    /// not hold whole (longer than it, or last and without a newline) is
+    /// read on its own.
     fn next_batch(&mut self, max: usize, batch: &mut Batch) -> io::Result<()> {
         batch.bytes.clear();
         batch.lines.clear();
@@ -270,27 +273,70 @@ impl LineSource {
             let Some(reader) = self.readers.first_mut() else {
                 break;
             };
-            let start = batch.bytes.len();
-            let n = reader.read_until(b'\n', &mut batch.bytes)?;
-            if n == 0 {
+            let buf = reader.fill_buf()?;
+            if buf.is_empty() {
                 self.readers.remove(0);
                 continue;
             }
-            self.bytes_read += n as u64;
-            self.line += 1;
-            let line = &batch.bytes[start..];
-            let len = line
-                .iter()
-                .rposition(|&b| b != b'\n' && b != b'\r')
-                .map_or(0, |i| i + 1);
-            if line[..len].iter().all(u8::is_ascii_whitespace) {
-                batch.bytes.truncate(start);
+            let base = batch.bytes.len();
+            let mut taken = 0;
+            while batch.lines.len() < max {
+                let Some(newline) = find_newline(&buf[taken..]) else {
+                    break;
+                };
+                let end = taken + newline + 1;
+                self.line += 1;
+                if let Some(len) = content_len(&buf[taken..end]) {
+                    batch
+                        .lines
+                        .push((self.line, base + taken, base + taken + len));
+                }
+                taken = end;
+            }
+            if taken > 0 {
+                batch.bytes.extend_from_slice(&buf[..taken]);
+                reader.consume(taken);
+                self.bytes_read += taken as u64;
                 continue;
             }
-            batch.lines.push((self.line, start, start + len));
+            let n = reader.read_until(b'\n', &mut batch.bytes)?;
+            self.bytes_read += n as u64;
+            self.line += 1;
+            match content_len(&batch.bytes[base..]) {
+                Some(len) => batch.lines.push((self.line, base, base + len)),
+                None => batch.bytes.truncate(base),
+            }
         }
         Ok(())
     }
+}
+
+/// The length of a line without its line ending (any trailing `\n` and
+/// `\r`), or `None` when it holds only white space.
+fn content_len(line: &[u8]) -> Option<usize> {
+    let len = line
+        .iter()
+        .rposition(|&b| b != b'\n' && b != b'\r')
+        .map_or(0, |i| i + 1);
+    (!line[..len].iter().all(u8::is_ascii_whitespace)).then_some(len)
+}
+
+/// The position of the first `\n`, eight bytes at a time.
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+        let v = u64::from_le_bytes(chunk) ^ (ONES * u64::from(b'\n'));
+        // The lowest byte flagged here is the first zero byte of `v`
+        // exactly (bytes above it may be flagged falsely).
+        let zero = v.wrapping_sub(ONES) & !v & HIGH;
+        if zero != 0 {
+            return Some(i + zero.trailing_zeros() as usize / 8);
+        }
+        i += 8;
+    }
+    bytes[i..].iter().position(|&b| b == b'\n').map(|p| i + p)
 }
 
 /// What a worker needs besides the lines.
@@ -508,4 +554,71 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         ScanFormat::Table => summary.write(out, true)?,
     }
     Ok(summary.failed(args.fail_on))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_newline_finds_the_first_one() {
+        for len in 0..40 {
+            let mut bytes: Vec<u8> = (0..len).map(|i| b"a\x8a\x0b\xff"[i % 4]).collect();
+            assert_eq!(find_newline(&bytes), None, "{bytes:?}");
+            for at in 0..len {
+                bytes[at] = b'\n';
+                if at + 1 < len {
+                    bytes[at + 1] = b'\n';
+                }
+                assert_eq!(find_newline(&bytes), Some(at), "{bytes:?}");
+                bytes[at] = b'a';
+                if at + 1 < len {
+                    bytes[at + 1] = b'a';
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn batches_hold_whole_lines_whatever_the_reader_buffer() {
+        let long = format!("echo {}", "x".repeat(100));
+        let text = format!("ls a\n\n  \r\n{long}\r\ngit status\nrm -rf x");
+        // Buffers smaller than a line, and larger than the input.
+        for capacity in [1, 3, 16, 64, 1 << 16] {
+            for max in [1, 2, 1000] {
+                let reader = BufReader::with_capacity(capacity, io::Cursor::new(text.clone()));
+                let second = BufReader::with_capacity(capacity, io::Cursor::new("pwd\n"));
+                let mut source = LineSource {
+                    readers: vec![Box::new(reader), Box::new(second)],
+                    line: 0,
+                    bytes_read: 0,
+                };
+                let mut got = Vec::new();
+                let mut batch = Batch::default();
+                loop {
+                    let read = source.next_batch(max, &mut batch);
+                    assert!(read.is_ok());
+                    if batch.lines.is_empty() {
+                        break;
+                    }
+                    assert!(batch.lines.len() <= max);
+                    for &(n, start, end) in &batch.lines {
+                        got.push((
+                            n,
+                            String::from_utf8_lossy(&batch.bytes[start..end]).to_string(),
+                        ));
+                    }
+                }
+                let want: Vec<(u64, String)> = vec![
+                    (1, "ls a".into()),
+                    (4, long.clone()),
+                    (5, "git status".into()),
+                    (6, "rm -rf x".into()),
+                    (7, "pwd".into()),
+                ];
+                assert_eq!(got, want, "capacity {capacity}, max {max}");
+                assert_eq!(source.bytes_read, text.len() as u64 + 4);
+            }
+        }
+    }
 }
