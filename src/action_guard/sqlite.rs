@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
@@ -50,6 +50,41 @@ CREATE TABLE IF NOT EXISTS actions (
     stale INTEGER NOT NULL
 );";
 
+/// How long a process waits for another one holding the store.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Puts the store in WAL mode. Changing the journal mode needs the file to
+/// itself, and SQLite answers "database is locked" at once, without
+/// waiting on the busy handler, while another process holds it (several
+/// processes opening a new store together do); the mode persists in the
+/// file, so asking again shortly finds it set.
+fn enable_wal(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
+            Ok(mode) if mode.eq_ignore_ascii_case("wal") => return Ok(()),
+            Ok(mode) => {
+                return Err(StoreError(format!(
+                    "{}: the store needs WAL mode and SQLite gave `{mode}` (is the file on a network or read-only file system?)",
+                    path.display()
+                )))
+            }
+            Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(e) => return Err(err(path, "cannot enable WAL", e)),
+        }
+    }
+}
+
+/// True for SQLite's "busy" and "locked" answers.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 impl SqliteStore {
     /// Opens (creating when absent) the store at `path` with `secret`.
     pub fn open(path: &Path, secret: &Secret) -> Result<SqliteStore, StoreError> {
@@ -85,17 +120,9 @@ impl SqliteStore {
             | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let conn =
             Connection::open_with_flags(path, flags).map_err(|e| err(path, "cannot open", e))?;
-        conn.busy_timeout(Duration::from_secs(30))
+        conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(|e| err(path, "cannot set busy timeout", e))?;
-        let mode: String = conn
-            .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
-            .map_err(|e| err(path, "cannot enable WAL", e))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError(format!(
-                "{}: the store needs WAL mode and SQLite gave `{mode}` (is the file on a network or read-only file system?)",
-                path.display()
-            )));
-        }
+        enable_wal(&conn, path)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(|e| err(path, "cannot set synchronous", e))?;
         conn.execute_batch(SCHEMA)
