@@ -275,6 +275,9 @@ fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
         .configure(
             dense::Config::new()
                 .match_kind(MatchKind::All)
+                // Fewer states: a smaller binary and fewer pages and cache
+                // lines touched per search (6.7 MB of DFAs become 4.9 MB).
+                .minimize(true)
                 .start_kind(start)
                 .dfa_size_limit(Some(4 * MAX_SHIPPED_DFA))
                 .determinize_size_limit(Some(16 << 20)),
