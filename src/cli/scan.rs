@@ -356,9 +356,13 @@ impl Job<'_> {
             ..Part::default()
         };
         let bytes = &batch.bytes;
-        // The whole task is checked at once, which is quicker than line by
-        // line; lines end at ASCII bytes, so each is then valid too.
-        let valid = std::str::from_utf8(bytes).ok();
+        // Plain lines are checked as UTF-8 all at once, which is quicker
+        // than line by line; lines end at ASCII bytes, so each is then
+        // valid too.
+        let valid = match self.input {
+            InputFormat::Lines => std::str::from_utf8(bytes).ok(),
+            InputFormat::Jsonl => None,
+        };
         for &(line, start, end) in &batch.lines {
             let raw = &bytes[start..end];
             let (text, lossy): (Cow<'_, str>, bool) = match self.input {
@@ -527,6 +531,9 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
             waiting.insert(number, (part, batch));
             while let Some((part, batch)) = waiting.remove(&written) {
                 if !part.errors.is_empty() {
+                    // Locked only while writing: a worker that writes to
+                    // standard error (a panic message) must not wait on the
+                    // main thread, which waits on it.
                     let mut stderr = io::stderr().lock();
                     for (line, e) in &part.errors {
                         writeln!(stderr, "toolgate scan: line {line}: {e}")?;
