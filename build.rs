@@ -7,6 +7,7 @@
 //! process for every tool call and decoding that costs a small fraction of
 //! parsing TOML.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use regex_automata::dfa::{dense, StartKind};
@@ -167,7 +168,7 @@ fn ship_automata(
     let plan = plan::plan(kinds);
     // Each group's DFA parts go into one blob; the index points into it.
     let mut built: Vec<(bool, (u32, u32))> = Vec::new();
-    let mut dfas: Vec<u8> = Vec::new();
+    let mut dfas = Blob::default();
     for (key, rules) in &plan.groups {
         let (_, _, word) = plan::key_parts(key);
         let word = (!word.is_empty()).then_some(word);
@@ -185,11 +186,10 @@ fn ship_automata(
         let dfa = patterns
             .map(|p| shipped_parts(&p, anchored))
             .unwrap_or_default();
-        built.push((anchored, append(&mut dfas, &dfa)));
+        built.push((anchored, dfas.append(dfa)));
     }
     // Post-check regexes: a yes/no DFA each, in the same blob.
-    let mut check_dfa =
-        |pattern: &str| append(&mut dfas, &sparse_dfa(&[pattern.to_string()], false));
+    let mut check_dfa = |pattern: &str| dfas.append(sparse_dfa(&[pattern.to_string()], false));
     let posts: Vec<Option<plan::FlatPost>> = compiled
         .iter()
         .map(|c| {
@@ -227,14 +227,29 @@ fn ship_automata(
         &globs,
         &posts,
     );
-    (index, dfas)
+    (index, dfas.bytes)
 }
 
-/// Appends `bytes` to a blob: where they went (offset, length).
-fn append(blob: &mut Vec<u8>, bytes: &[u8]) -> (u32, u32) {
-    let at = schema::u32_of(blob.len());
-    blob.extend_from_slice(bytes);
-    (at, schema::u32_of(bytes.len()))
+/// The DFA blob. Identical DFAs are stored once: the same patterns filed
+/// under several words (raw regexes, post-checks shared by entries) then
+/// share their bytes, in the binary and in the cache.
+#[derive(Default)]
+struct Blob {
+    bytes: Vec<u8>,
+    stored: HashMap<Vec<u8>, (u32, u32)>,
+}
+
+impl Blob {
+    /// Where `dfa` is in the blob (offset, length), appending it if new.
+    fn append(&mut self, dfa: Vec<u8>) -> (u32, u32) {
+        if let Some(&at) = self.stored.get(&dfa) {
+            return at;
+        }
+        let at = (schema::u32_of(self.bytes.len()), schema::u32_of(dfa.len()));
+        self.bytes.extend_from_slice(&dfa);
+        self.stored.insert(dfa, at);
+        at
+    }
 }
 
 /// A group's patterns as shipped parts (see `plan::parts`): one DFA for the
