@@ -4,10 +4,22 @@ use std::io::{self, Write};
 
 use crate::label::{Class, Label};
 
+/// Where a line that was not read cleanly came from, and what was wrong
+/// with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadLine<'a> {
+    /// The input file, or `None` for standard input.
+    pub file: Option<&'a str>,
+    /// The line's number in its input, from 1.
+    pub line: u64,
+    /// What was wrong, e.g. "invalid UTF-8 (read lossily)".
+    pub message: &'a str,
+}
+
 /// Writes one `scan` JSONL record: `command` plus the label's metadata keys
-/// (and `line` and `error` for a line that was not read cleanly), keys in
-/// sorted order, without building an intermediate map. A test checks it
-/// against [`Label::metadata`].
+/// (and `error`, `file` and `line` for a line that was not read cleanly),
+/// keys in sorted order, without building an intermediate map. A test
+/// checks it against [`Label::metadata`].
 ///
 /// ```
 /// let mut out = Vec::new();
@@ -19,7 +31,7 @@ pub fn write_record<W: Write>(
     out: &mut W,
     command: &str,
     label: Option<&Label>,
-    error: Option<(u64, &str)>,
+    error: Option<BadLine<'_>>,
 ) -> io::Result<()> {
     let mut record = Vec::with_capacity(command.len() + 160);
     push_record(&mut record, command, label, error);
@@ -31,7 +43,7 @@ pub fn push_record(
     out: &mut Vec<u8>,
     command: &str,
     label: Option<&Label>,
-    error: Option<(u64, &str)>,
+    error: Option<BadLine<'_>>,
 ) {
     // The same keys and rules as `Label::metadata`, read straight from the
     // label. Each key comes with its quotes and colon, so that a field is
@@ -53,10 +65,13 @@ pub fn push_record(
         field(out, b"\"category\":", v);
     }
     field(out, b"\"command\":", command);
-    if let Some((line, message)) = error {
-        field(out, b"\"error\":", message);
+    if let Some(bad) = error {
+        field(out, b"\"error\":", bad.message);
+        if let Some(file) = bad.file {
+            field(out, b"\"file\":", file);
+        }
         // Writing into a Vec cannot fail.
-        let _ = write!(out, "\"line\":{line},");
+        let _ = write!(out, "\"line\":{},", bad.line);
     }
     if let Some(v) = md.and_then(|m| m.2) {
         field(out, b"\"reason\":", v);
@@ -201,6 +216,23 @@ mod tests {
             let theirs = serde_json::to_string(&s).unwrap_or_default();
             assert_eq!(String::from_utf8_lossy(&ours), theirs, "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_bad_line_names_its_file_and_line() {
+        let bad = |file| BadLine {
+            file,
+            line: 7,
+            message: "invalid JSON: \"x\"",
+        };
+        let mut out = Vec::new();
+        push_record(&mut out, "", None, Some(bad(Some("ci/a b.txt"))));
+        push_record(&mut out, "", None, Some(bad(None)));
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "{\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"file\":\"ci/a b.txt\",\"line\":7}\n\
+             {\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"line\":7}\n"
+        );
     }
 
     #[test]

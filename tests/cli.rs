@@ -163,6 +163,46 @@ fn scan_invalid_utf8_is_reported_and_never_safe() {
 }
 
 #[test]
+fn scan_names_the_file_of_a_bad_line_and_keeps_what_came_before_a_failing_input() {
+    let dir = std::env::temp_dir().join(format!("toolgate-scan-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let (a, b) = (dir.join("a.txt"), dir.join("b.txt"));
+    std::fs::write(&a, "ls\n").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&b, b"pwd\nls \xff\n").unwrap_or_else(|e| panic!("{e}"));
+    let (a, b) = (a.display().to_string(), b.display().to_string());
+    let o = toolgate(&["scan", "--format", "jsonl", &a, &b], None);
+    assert_eq!(o.status.code(), Some(0));
+    let got = stdout(&o);
+    let lines: Vec<&str> = got.lines().collect();
+    assert_eq!(lines.len(), 3, "{got}");
+    // Line numbers count within each file.
+    let want = format!(
+        "\"error\":\"invalid UTF-8 (read lossily)\",\"file\":{},\"line\":2,",
+        serde_json::Value::String(b.clone())
+    );
+    assert!(lines[2].contains(&want), "{}", lines[2]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err,
+        format!("toolgate scan: {b}:2: invalid UTF-8 (read lossily)\n")
+    );
+
+    // A directory cannot be read: what came before it is still written,
+    // then the error names it.
+    let d = dir.display().to_string();
+    let o = toolgate(&["scan", "--format", "jsonl", &a, &d], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o)
+        .starts_with("{\"blast_radius\":\"safe\",\"category\":\"fs-read\",\"command\":\"ls\""));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with(&format!("toolgate: reading {d}: ")),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn scan_fail_on_and_summary() {
     let o = toolgate(
         &["scan", "--fail-on", "destructive", "--format", "jsonl"],

@@ -18,6 +18,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
+use toolgate::report::BadLine;
 use toolgate::{BlastRadius, Class, Classifier, Label};
 
 /// How input lines are read.
@@ -77,8 +78,8 @@ pub struct ScanArgs {
 struct Part {
     /// Rendered JSONL records (empty unless the format is jsonl).
     out: Vec<u8>,
-    /// `(line, message)` for every line not read cleanly.
-    errors: Vec<(u64, String)>,
+    /// `(input, line, message)` for every line not read cleanly.
+    errors: Vec<(u32, u64, String)>,
     summary: Summary,
 }
 
@@ -248,15 +249,35 @@ fn bump(counts: &mut HashMap<String, u64>, word: &str) {
 #[derive(Default)]
 struct Batch {
     bytes: Vec<u8>,
-    /// `(line number, start, end)` of every non-blank line.
-    lines: Vec<(u64, usize, usize)>,
+    /// Every non-blank line.
+    lines: Vec<LineAt>,
 }
+
+/// Where a line is: its input (an index into the names of the inputs), its
+/// number there, and its bytes in the batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LineAt {
+    input: u32,
+    line: u64,
+    start: usize,
+    end: usize,
+}
+
+/// One input: a file's name, or `None` for standard input.
+type Named = (Option<String>, Box<dyn BufRead + Send>);
 
 /// Reads lines as raw bytes so that invalid UTF-8 is reported, not fatal.
 struct LineSource {
-    readers: Vec<Box<dyn BufRead + Send>>,
+    /// The inputs not read to the end yet, in order.
+    inputs: std::collections::VecDeque<Named>,
+    /// The index of the first of `inputs` among all the inputs.
+    input: u32,
+    /// The number of the last line read from it.
     line: u64,
     bytes_read: u64,
+    /// Why reading stopped early. The lines read before it are classified
+    /// and written first: a bad input loses nothing that came before.
+    failure: Option<anyhow::Error>,
 }
 
 impl LineSource {
@@ -266,17 +287,35 @@ impl LineSource {
     /// taken from the reader's buffer in one copy; a line the buffer does
     /// not hold whole (longer than it, or last and without a newline) is
     /// read on its own.
-    fn next_batch(&mut self, max: usize, batch: &mut Batch) -> io::Result<()> {
+    fn next_batch(&mut self, max: usize, batch: &mut Batch) {
         batch.bytes.clear();
         batch.lines.clear();
         while batch.lines.len() < max {
-            let Some(reader) = self.readers.first_mut() else {
+            if let Err(e) = self.read_lines(max, batch) {
+                let what = self.inputs.front().and_then(|i| i.0.clone());
+                let what = what.unwrap_or_else(|| "standard input".to_string());
+                self.failure = Some(anyhow::Error::new(e).context(format!("reading {what}")));
+                self.inputs.clear();
+            }
+            if self.inputs.is_empty() {
                 break;
+            }
+        }
+    }
+
+    /// Reads from the current input until `batch` holds `max` lines or the
+    /// input ends (then the next one becomes current).
+    fn read_lines(&mut self, max: usize, batch: &mut Batch) -> io::Result<()> {
+        while batch.lines.len() < max {
+            let Some((_, reader)) = self.inputs.front_mut() else {
+                return Ok(());
             };
             let buf = reader.fill_buf()?;
             if buf.is_empty() {
-                self.readers.remove(0);
-                continue;
+                self.inputs.pop_front();
+                self.input += 1;
+                self.line = 0;
+                return Ok(());
             }
             let base = batch.bytes.len();
             let mut taken = 0;
@@ -287,9 +326,12 @@ impl LineSource {
                 let end = taken + newline + 1;
                 self.line += 1;
                 if let Some(len) = content_len(&buf[taken..end]) {
-                    batch
-                        .lines
-                        .push((self.line, base + taken, base + taken + len));
+                    batch.lines.push(LineAt {
+                        input: self.input,
+                        line: self.line,
+                        start: base + taken,
+                        end: base + taken + len,
+                    });
                 }
                 taken = end;
             }
@@ -303,7 +345,12 @@ impl LineSource {
             self.bytes_read += n as u64;
             self.line += 1;
             match content_len(&batch.bytes[base..]) {
-                Some(len) => batch.lines.push((self.line, base, base + len)),
+                Some(len) => batch.lines.push(LineAt {
+                    input: self.input,
+                    line: self.line,
+                    start: base,
+                    end: base + len,
+                }),
                 None => batch.bytes.truncate(base),
             }
         }
@@ -342,6 +389,8 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
 /// What a worker needs besides the lines.
 struct Job<'a> {
     classifier: &'a Classifier,
+    /// The inputs' names (`None` for standard input), by index.
+    names: &'a [Option<String>],
     input: InputFormat,
     format: ScanFormat,
 }
@@ -363,7 +412,8 @@ impl Job<'_> {
             InputFormat::Lines => std::str::from_utf8(bytes).ok(),
             InputFormat::Jsonl => None,
         };
-        for &(line, start, end) in &batch.lines {
+        for &at in &batch.lines {
+            let (start, end) = (at.start, at.end);
             let raw = &bytes[start..end];
             let (text, lossy): (Cow<'_, str>, bool) = match self.input {
                 InputFormat::Lines => match valid.and_then(|v| v.get(start..end)) {
@@ -378,20 +428,29 @@ impl Job<'_> {
                     Err(message) => {
                         part.summary.add_bad();
                         if self.format == ScanFormat::Jsonl {
-                            let error = Some((line, message.as_str()));
+                            let error = Some(self.bad_line(at, &message));
                             toolgate::report::push_record(&mut part.out, "", None, error);
                         }
-                        part.errors.push((line, message));
+                        part.errors.push((at.input, at.line, message));
                         continue;
                     }
                 },
             };
-            self.command(&mut part, line, &text, lossy);
+            self.command(&mut part, at, &text, lossy);
         }
         part
     }
 
-    fn command(&self, part: &mut Part, line: u64, text: &str, lossy: bool) {
+    /// What a JSONL record says of a line not read cleanly.
+    fn bad_line<'m>(&'m self, at: LineAt, message: &'m str) -> BadLine<'m> {
+        BadLine {
+            file: self.names.get(at.input as usize).and_then(|n| n.as_deref()),
+            line: at.line,
+            message,
+        }
+    }
+
+    fn command(&self, part: &mut Part, at: LineAt, text: &str, lossy: bool) {
         const LOSSY: &str = "invalid UTF-8 (read lossily)";
         let summary = self.format != ScanFormat::Jsonl;
         let (mut label, unknown_word) = if summary {
@@ -411,12 +470,12 @@ impl Job<'_> {
             label = Label::unknown("the command is not valid UTF-8");
         }
         if lossy {
-            part.errors.push((line, LOSSY.to_string()));
+            part.errors.push((at.input, at.line, LOSSY.to_string()));
         }
         part.summary
             .add(&label, lossy, summary.then_some(unknown_word.as_deref()));
         if !summary {
-            let error = lossy.then_some((line, LOSSY));
+            let error = lossy.then(|| self.bad_line(at, LOSSY));
             toolgate::report::push_record(&mut part.out, text, Some(&label), error);
         }
     }
@@ -447,20 +506,28 @@ type Done = (u64, Option<Part>, Batch);
 
 /// Runs `scan`; returns whether `--fail-on` was triggered.
 pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let mut readers: Vec<Box<dyn BufRead + Send>> = Vec::new();
+    let mut inputs: std::collections::VecDeque<Named> = Default::default();
     let mut total_bytes = 0u64;
     if args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-") {
         if args.files.len() > 1 {
             anyhow::bail!("`-` (standard input) cannot be mixed with files");
         }
-        readers.push(Box::new(BufReader::with_capacity(1 << 16, io::stdin())));
+        inputs.push_back((
+            None,
+            Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+        ));
     } else {
         for f in &args.files {
             let file = File::open(f).with_context(|| format!("opening {}", f.display()))?;
             total_bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
-            readers.push(Box::new(BufReader::with_capacity(1 << 16, file)));
+            let name = f.display().to_string();
+            inputs.push_back((
+                Some(name),
+                Box::new(BufReader::with_capacity(1 << 16, file)),
+            ));
         }
     }
+    let names: Vec<Option<String>> = inputs.iter().map(|i| i.0.clone()).collect();
     let format = args.format.unwrap_or(if io::stdout().is_terminal() {
         ScanFormat::Summary
     } else {
@@ -480,12 +547,15 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         bar
     });
     let mut source = LineSource {
-        readers,
+        inputs,
+        input: 0,
         line: 0,
         bytes_read: 0,
+        failure: None,
     };
     let job = Job {
         classifier,
+        names: &names,
         input: args.input,
         format,
     };
@@ -504,9 +574,7 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         loop {
             while !input_done && sent - written < max_in_flight as u64 {
                 let mut batch = spare_batches.pop().unwrap_or_default();
-                source
-                    .next_batch(task_lines, &mut batch)
-                    .context("reading input")?;
+                source.next_batch(task_lines, &mut batch);
                 if batch.lines.is_empty() {
                     input_done = true;
                     break;
@@ -535,8 +603,11 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
                     // standard error (a panic message) must not wait on the
                     // main thread, which waits on it.
                     let mut stderr = io::stderr().lock();
-                    for (line, e) in &part.errors {
-                        writeln!(stderr, "toolgate scan: line {line}: {e}")?;
+                    for (input, line, e) in &part.errors {
+                        match names.get(*input as usize).and_then(|n| n.as_deref()) {
+                            Some(file) => writeln!(stderr, "toolgate scan: {file}:{line}: {e}")?,
+                            None => writeln!(stderr, "toolgate scan: line {line}: {e}")?,
+                        }
                     }
                 }
                 out.write_all(&part.out)?;
@@ -560,12 +631,64 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         ScanFormat::Summary => summary.write(out, false)?,
         ScanFormat::Table => summary.write(out, true)?,
     }
-    Ok(summary.failed(args.fail_on))
+    // Everything read before an input failed is out; now the failure.
+    match source.failure {
+        Some(e) => Err(e),
+        None => Ok(summary.failed(args.fail_on)),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that gives some bytes, then fails.
+    struct Failing(Option<&'static [u8]>);
+
+    impl io::Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.0.take() {
+                Some(bytes) => {
+                    buf[..bytes.len()].copy_from_slice(bytes);
+                    Ok(bytes.len())
+                }
+                None => Err(io::Error::other("disk on fire")),
+            }
+        }
+    }
+
+    #[test]
+    fn a_failing_input_keeps_the_lines_before_it_and_names_itself() {
+        let mut source = LineSource {
+            inputs: [
+                (
+                    Some("good.txt".to_string()),
+                    Box::new(io::Cursor::new("ls\npwd\n")) as Box<dyn BufRead + Send>,
+                ),
+                (
+                    Some("bad.txt".to_string()),
+                    Box::new(BufReader::new(Failing(Some(b"git status\n")))),
+                ),
+                (
+                    Some("never.txt".to_string()),
+                    Box::new(io::Cursor::new("rm x\n")),
+                ),
+            ]
+            .into(),
+            input: 0,
+            line: 0,
+            bytes_read: 0,
+            failure: None,
+        };
+        let mut batch = Batch::default();
+        source.next_batch(100, &mut batch);
+        let lines: Vec<(u32, u64)> = batch.lines.iter().map(|l| (l.input, l.line)).collect();
+        assert_eq!(lines, [(0, 1), (0, 2), (1, 1)]);
+        let failure = source.failure.as_ref().map(|e| format!("{e:#}"));
+        assert_eq!(failure.as_deref(), Some("reading bad.txt: disk on fire"));
+        source.next_batch(100, &mut batch);
+        assert!(batch.lines.is_empty());
+    }
 
     #[test]
     fn find_newline_finds_the_first_one() {
@@ -596,35 +719,42 @@ mod tests {
                 let reader = BufReader::with_capacity(capacity, io::Cursor::new(text.clone()));
                 let second = BufReader::with_capacity(capacity, io::Cursor::new("pwd\n"));
                 let mut source = LineSource {
-                    readers: vec![Box::new(reader), Box::new(second)],
+                    inputs: [
+                        (
+                            Some("a".to_string()),
+                            Box::new(reader) as Box<dyn BufRead + Send>,
+                        ),
+                        (Some("b".to_string()), Box::new(second)),
+                    ]
+                    .into(),
+                    input: 0,
                     line: 0,
                     bytes_read: 0,
+                    failure: None,
                 };
                 let mut got = Vec::new();
                 let mut batch = Batch::default();
                 loop {
-                    let read = source.next_batch(max, &mut batch);
-                    assert!(read.is_ok());
+                    source.next_batch(max, &mut batch);
                     if batch.lines.is_empty() {
                         break;
                     }
                     assert!(batch.lines.len() <= max);
-                    for &(n, start, end) in &batch.lines {
-                        got.push((
-                            n,
-                            String::from_utf8_lossy(&batch.bytes[start..end]).to_string(),
-                        ));
+                    for at in &batch.lines {
+                        let text = &batch.bytes[at.start..at.end];
+                        got.push((at.input, at.line, String::from_utf8_lossy(text).to_string()));
                     }
                 }
-                let want: Vec<(u64, String)> = vec![
-                    (1, "ls a".into()),
-                    (4, long.clone()),
-                    (5, "git status".into()),
-                    (6, "rm -rf x".into()),
-                    (7, "pwd".into()),
+                let want: Vec<(u32, u64, String)> = vec![
+                    (0, 1, "ls a".into()),
+                    (0, 4, long.clone()),
+                    (0, 5, "git status".into()),
+                    (0, 6, "rm -rf x".into()),
+                    (1, 1, "pwd".into()),
                 ];
                 assert_eq!(got, want, "capacity {capacity}, max {max}");
                 assert_eq!(source.bytes_read, text.len() as u64 + 4);
+                assert!(source.failure.is_none());
             }
         }
     }
