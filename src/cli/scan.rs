@@ -310,7 +310,12 @@ impl LineSource {
             let Some((_, reader)) = self.inputs.front_mut() else {
                 return Ok(());
             };
-            let buf = reader.fill_buf()?;
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                // A signal, not a failure: `read_until` retries too.
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
             if buf.is_empty() {
                 self.inputs.pop_front();
                 self.input += 1;
@@ -642,8 +647,9 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
 mod tests {
     use super::*;
 
-    /// A reader that gives some bytes, then fails.
-    struct Failing(Option<&'static [u8]>);
+    /// A reader that gives some bytes, then is interrupted once by a
+    /// signal, then fails.
+    struct Failing(Option<&'static [u8]>, bool);
 
     impl io::Read for Failing {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -651,6 +657,10 @@ mod tests {
                 Some(bytes) => {
                     buf[..bytes.len()].copy_from_slice(bytes);
                     Ok(bytes.len())
+                }
+                None if !self.1 => {
+                    self.1 = true;
+                    Err(io::ErrorKind::Interrupted.into())
                 }
                 None => Err(io::Error::other("disk on fire")),
             }
@@ -667,7 +677,7 @@ mod tests {
                 ),
                 (
                     Some("bad.txt".to_string()),
-                    Box::new(BufReader::new(Failing(Some(b"git status\n")))),
+                    Box::new(BufReader::new(Failing(Some(b"git status\n"), false))),
                 ),
                 (
                     Some("never.txt".to_string()),
