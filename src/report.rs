@@ -16,6 +16,17 @@ pub struct BadLine<'a> {
     pub message: &'a str,
 }
 
+/// As a message reports it: `FILE:LINE: message`, or `line LINE: message`
+/// for standard input.
+impl std::fmt::Display for BadLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.file {
+            Some(file) => write!(f, "{file}:{}: {}", self.line, self.message),
+            None => write!(f, "line {}: {}", self.line, self.message),
+        }
+    }
+}
+
 /// Writes one `scan` JSONL record: `command` plus the label's metadata keys
 /// (and `error`, `file` and `line` for a line that was not read cleanly),
 /// keys in sorted order, without building an intermediate map. A test
@@ -228,6 +239,11 @@ mod tests {
         let mut out = Vec::new();
         push_record(&mut out, "", None, Some(bad(Some("ci/a b.txt"))));
         push_record(&mut out, "", None, Some(bad(None)));
+        assert_eq!(
+            bad(Some("a.txt")).to_string(),
+            "a.txt:7: invalid JSON: \"x\""
+        );
+        assert_eq!(bad(None).to_string(), "line 7: invalid JSON: \"x\"");
         assert_eq!(
             String::from_utf8_lossy(&out),
             "{\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"file\":\"ci/a b.txt\",\"line\":7}\n\

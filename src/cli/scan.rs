@@ -78,8 +78,8 @@ pub struct ScanArgs {
 struct Part {
     /// Rendered JSONL records (empty unless the format is jsonl).
     out: Vec<u8>,
-    /// `(input, line, message)` for every line not read cleanly.
-    errors: Vec<(u32, u64, String)>,
+    /// Every line not read cleanly, and what was wrong with it.
+    errors: Vec<(LineAt, String)>,
     summary: Summary,
 }
 
@@ -436,7 +436,7 @@ impl Job<'_> {
                             let error = Some(self.bad_line(at, &message));
                             toolgate::report::push_record(&mut part.out, "", None, error);
                         }
-                        part.errors.push((at.input, at.line, message));
+                        part.errors.push((at, message));
                         continue;
                     }
                 },
@@ -475,7 +475,7 @@ impl Job<'_> {
             label = Label::unknown("the command is not valid UTF-8");
         }
         if lossy {
-            part.errors.push((at.input, at.line, LOSSY.to_string()));
+            part.errors.push((at, LOSSY.to_string()));
         }
         part.summary
             .add(&label, lossy, summary.then_some(unknown_word.as_deref()));
@@ -608,11 +608,8 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
                     // standard error (a panic message) must not wait on the
                     // main thread, which waits on it.
                     let mut stderr = io::stderr().lock();
-                    for (input, line, e) in &part.errors {
-                        match names.get(*input as usize).and_then(|n| n.as_deref()) {
-                            Some(file) => writeln!(stderr, "toolgate scan: {file}:{line}: {e}")?,
-                            None => writeln!(stderr, "toolgate scan: line {line}: {e}")?,
-                        }
+                    for (at, e) in &part.errors {
+                        writeln!(stderr, "toolgate scan: {}", job.bad_line(*at, e))?;
                     }
                 }
                 out.write_all(&part.out)?;
