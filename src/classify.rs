@@ -217,6 +217,8 @@ struct Scratch {
     hits: Vec<usize>,
     /// The canonical form's text.
     canon: String,
+    /// The script read last, whose buffers the next one reuses.
+    script: Script,
 }
 
 thread_local! {
@@ -293,7 +295,10 @@ impl<'c> Walk<'c> {
             });
             return;
         }
-        let script = shell::parse_at_depth(text, depth * 2);
+        // Nested scripts find the scratch script taken and read into a new
+        // one; the outermost one's is put back for the next command.
+        let mut script = std::mem::take(&mut self.scratch.script);
+        shell::parse_into(text, depth * 2, &mut script);
         if let Some(err) = &script.error {
             self.refuse_safe_with(|| {
                 format!(
@@ -328,6 +333,13 @@ impl<'c> Walk<'c> {
         }
         if script.commands.is_empty() && script.error.is_none() {
             self.refuse_safe("no command");
+        }
+        // A script that grew large is let go rather than kept for a thread's
+        // life.
+        if script.commands.capacity() <= 16
+            && script.commands.iter().all(|c| c.words.capacity() <= 64)
+        {
+            self.scratch.script = script;
         }
     }
 

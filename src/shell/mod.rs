@@ -11,6 +11,7 @@ mod plain_line;
 mod syntax;
 mod word;
 
+pub(crate) use parse::parse_into;
 pub use parse::{parse, parse_at_depth, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT};
 pub use syntax::{
     Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,

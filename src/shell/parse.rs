@@ -7,7 +7,7 @@
 //! bounded by [`MAX_DEPTH`]; past it, nested text is skipped by an iterative
 //! scanner and the script is marked with [`Limit::Depth`], which is never safe.
 
-use super::plain_line::plain_line;
+use super::plain_line::plain_line_into;
 use super::syntax::{
     Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
 };
@@ -37,24 +37,32 @@ pub fn parse(src: &str) -> Script {
 /// Reads a script that is itself nested `depth` levels deep (a `sh -c`
 /// string, a backquoted command), so that the overall depth stays bounded.
 pub fn parse_at_depth(src: &str, depth: usize) -> Script {
+    let mut script = Script::default();
+    parse_into(src, depth, &mut script);
+    script
+}
+
+/// [`parse_at_depth`] into a script the caller keeps from one line to the
+/// next: a line of plain words, the commonest of all, then reuses its
+/// buffers instead of allocating new ones.
+pub(crate) fn parse_into(src: &str, depth: usize, script: &mut Script) {
     if src.len() > MAX_INPUT {
-        return Script {
+        *script = Script {
             limit: Some(Limit::Size),
             ..Script::default()
         };
+        return;
     }
-    if depth < MAX_DEPTH && fast_paths() {
-        if let Some(script) = plain_line(src) {
-            return script;
-        }
+    if depth < MAX_DEPTH && fast_paths() && plain_line_into(src, script) {
+        return;
     }
     let mut p = Parser::new(src, depth);
     if depth >= MAX_DEPTH {
         p.limit = Some(Limit::Depth);
-        return p.finish();
+    } else {
+        p.parse_program();
     }
-    p.parse_program();
-    p.finish()
+    *script = p.finish();
 }
 
 /// The script with the fast paths for plain words and lines, then without:

@@ -21,11 +21,38 @@ const RESERVED: &[&str] = &[
 
 /// The script of a line of plain words, or `None` when the line needs the
 /// full reader.
+#[cfg(test)]
 pub(super) fn plain_line(text: &str) -> Option<Script> {
+    let mut script = Script::default();
+    plain_line_into(text, &mut script).then_some(script)
+}
+
+/// Reads a line of plain words into `script`, reusing its buffers, and
+/// says whether the line was one. When it was not, `script` holds a part of
+/// it and the caller reads the line again with the full reader.
+pub(super) fn plain_line_into(text: &str, script: &mut Script) -> bool {
     let src = text.as_bytes();
-    let mut words: Vec<Word> = Vec::with_capacity(8);
+    // One command with no words yet, keeping the buffer of the words
+    // before it (the commonest line allocates nothing).
+    script.commands.truncate(1);
+    if script.commands.is_empty() {
+        script.commands.reserve_exact(1);
+        script.commands.push(SimpleCommand::default());
+    }
+    script.compound = false;
+    script.error = None;
+    script.limit = None;
+    let cmd = &mut script.commands[0];
+    let mut words = std::mem::take(&mut cmd.words);
+    words.clear();
+    words.reserve(8);
+    *cmd = SimpleCommand {
+        // The reader numbers pipelines from 1.
+        pipeline: 1,
+        ..SimpleCommand::default()
+    };
     let mut pos = 0;
-    loop {
+    let plain = loop {
         while let Some(b' ' | b'\t') = src.get(pos) {
             pos += 1;
         }
@@ -36,44 +63,42 @@ pub(super) fn plain_line(text: &str) -> Option<Script> {
             }
             // A first word with `=` may be an assignment.
             if b == b'=' && words.is_empty() {
-                return None;
+                break;
             }
             pos += 1;
         }
         if pos == start {
-            break;
+            // A byte that is neither plain nor a blank stopped the words
+            // early, or there were none.
+            break pos == src.len() && !words.is_empty();
+        }
+        if src.get(pos) == Some(&b'=') && words.is_empty() {
+            break false;
         }
         // `#` opens a comment where a word would start.
         if src[start] == b'#' {
-            return None;
+            break false;
         }
+        let Some(text) = text.get(start..pos) else {
+            break false;
+        };
         words.push(Word {
-            text: CompactString::new(text.get(start..pos)?),
+            text: CompactString::new(text),
             literal: true,
             quoted: false,
             substitution: false,
             span: start..pos,
         });
+    };
+    let plain = plain
+        && words
+            .first()
+            .is_some_and(|first| !RESERVED.contains(&first.text.as_str()));
+    if let (true, Some(first), Some(last)) = (plain, words.first(), words.last()) {
+        cmd.span = first.span.start..last.span.end;
     }
-    // A byte that is neither plain nor a blank stopped the words early.
-    if pos != src.len() {
-        return None;
-    }
-    let first = words.first()?;
-    if RESERVED.contains(&first.text.as_str()) {
-        return None;
-    }
-    let span = first.span.start..words.last()?.span.end;
-    Some(Script {
-        commands: vec![SimpleCommand {
-            words,
-            // The reader numbers pipelines from 1.
-            pipeline: 1,
-            span,
-            ..SimpleCommand::default()
-        }],
-        ..Script::default()
-    })
+    cmd.words = words;
+    plain
 }
 
 #[cfg(test)]
@@ -113,6 +138,36 @@ mod tests {
             "ls café",
         ] {
             assert_eq!(plain_line(src), None, "{src:?}");
+        }
+    }
+
+    /// A script kept from one line to the next reads each line as a new
+    /// script would, whatever the line before it left in it.
+    #[test]
+    fn a_reused_script_reads_each_line_afresh() {
+        use super::super::parse::{parse, parse_into};
+        let mut reused = Script::default();
+        // Substitutions nested past the reader's depth limit.
+        let deep = format!("echo {}x{}", "$(".repeat(60), ")".repeat(60));
+        for src in [
+            &deep,
+            "ls -a",
+            "git status -s --branch extra words here",
+            "ls",
+            "A=1 make >out 2>&1 <<EOF\nbody\nEOF",
+            "rm -rf x",
+            "cd /tmp && ls | wc -l; echo $(date)",
+            "du -h .",
+            "fi",
+            "ls",
+            "ls 'a b",
+            "ls -l",
+            "ls 'a b'",
+            "",
+            "ls  -la\t/tmp ",
+        ] {
+            parse_into(src, 0, &mut reused);
+            assert_eq!(reused, parse(src), "{src:?}");
         }
     }
 
@@ -165,10 +220,16 @@ mod tests {
             }
         }
         let mut plain = 0;
+        let mut reused = Script::default();
         for line in &lines {
             plain += usize::from(plain_line(line).is_some());
             let (fast, slow) = fast_and_slow(line);
             assert_eq!(fast, slow, "{line:?}");
+            super::super::parse::parse_into(line, 0, &mut reused);
+            assert_eq!(
+                reused, slow,
+                "{line:?} read into the script of the line before"
+            );
         }
         // The project's corpus alone has hundreds of plain lines.
         assert!(plain > 200, "only {plain} plain lines of {}", lines.len());
