@@ -140,6 +140,86 @@ const SQL_CLIENTS: &[(&str, &[&str])] = &[
 /// Statements typed straight into a shell (`DROP DATABASE x;`).
 const SQL_KEYWORDS: &[&str] = &["drop", "truncate", "delete", "alter", "update", "insert"];
 
+/// Command words that run their argument as a script.
+const EVALS: &[&str] = &["eval", "iex", "invoke-expression"];
+/// Command words that read a file as a script.
+const SOURCES: &[&str] = &["source", "."];
+/// Container runtimes (`docker exec`, `docker run`).
+const CONTAINERS: &[&str] = &["docker", "podman", "nerdctl", "docker-compose"];
+/// Kubernetes clients (`kubectl exec`).
+const KUBE_CLIENTS: &[&str] = &["kubectl", "oc"];
+/// PowerShell hosts.
+const POWERSHELLS: &[&str] = &["pwsh", "powershell"];
+/// The awk family.
+const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk"];
+/// Command words with a runner of their own.
+const OTHER_RUNNERS: &[&str] = &["busybox", "trap", "ssh", "find", "cmd", "redis-cli"];
+
+/// A cheap test that lets most command words skip [`nested`]'s chain of
+/// comparisons: a bit per hash of every word the chain looks for, so a
+/// word whose bit is clear is none of them. (Bits of other words are set
+/// too, about one corpus command in sixteen: those go through the chain,
+/// which decides.)
+struct RunnerFilter([u64; 16]);
+
+impl RunnerFilter {
+    const fn slot(word: &[u8]) -> usize {
+        let (first, last) = match word {
+            [] => (0, 0),
+            [first, .., last] => (*first as usize, *last as usize),
+            [only] => (*only as usize, *only as usize),
+        };
+        (word.len().wrapping_mul(31) ^ first.wrapping_mul(7) ^ last.wrapping_mul(131)) & 1023
+    }
+
+    const fn with(mut self, words: &[&str]) -> RunnerFilter {
+        let mut i = 0;
+        while i < words.len() {
+            let slot = Self::slot(words[i].as_bytes());
+            self.0[slot / 64] |= 1 << (slot % 64);
+            i += 1;
+        }
+        self
+    }
+
+    const fn with_interpreters(mut self) -> RunnerFilter {
+        let mut i = 0;
+        while i < INTERPRETERS.len() {
+            self = self.with(INTERPRETERS[i].0);
+            i += 1;
+        }
+        self
+    }
+
+    const fn with_sql_clients(mut self) -> RunnerFilter {
+        let mut i = 0;
+        while i < SQL_CLIENTS.len() {
+            self = self.with(&[SQL_CLIENTS[i].0]);
+            i += 1;
+        }
+        self
+    }
+
+    fn may_hold(&self, word: &str) -> bool {
+        let slot = Self::slot(word.as_bytes());
+        self.0[slot / 64] & (1 << (slot % 64)) != 0
+    }
+}
+
+/// Every word [`nested`] looks for.
+const RUNNER_WORDS: RunnerFilter = RunnerFilter([0; 16])
+    .with(SHELLS)
+    .with(EVALS)
+    .with(SOURCES)
+    .with(CONTAINERS)
+    .with(KUBE_CLIENTS)
+    .with(POWERSHELLS)
+    .with(AWKS)
+    .with(OTHER_RUNNERS)
+    .with(SQL_KEYWORDS)
+    .with_interpreters()
+    .with_sql_clients();
+
 /// True when the invocation runs inline interpreter code or is an
 /// interpreter at all.
 pub fn is_interpreter(name: &str) -> bool {
@@ -173,10 +253,18 @@ pub fn nested(
     }
     let name: &str = &inv.name;
     let args = &inv.args;
+    // Every word the chain below compares with is in one of the lists the
+    // filter is built from. Debug builds (the tests) run the chain anyway
+    // and check that it found nothing for a word the filter turns away.
+    let turned_away = !RUNNER_WORDS.may_hold(name);
+    if turned_away && !cfg!(debug_assertions) {
+        return out;
+    }
+    let found_before = out.len();
     if SHELLS.contains(&name) || (name == "busybox" && args.first().is_some_and(|a| a.text == "sh"))
     {
         shell(inv, stdin, stdin_source, &mut out);
-    } else if name == "eval" || name == "iex" || name == "invoke-expression" {
+    } else if EVALS.contains(&name) {
         let (text, literal) = join(args);
         if let Some(d) = mentions_downloader(&text) {
             out.push(Nested::Remote { source: d.into() });
@@ -186,7 +274,7 @@ pub fn nested(
             text,
             literal,
         });
-    } else if name == "source" || name == "." {
+    } else if SOURCES.contains(&name) {
         match args.first() {
             Some(a) if a.text.starts_with("<(") => {
                 if let Some(d) = mentions_downloader(&a.text) {
@@ -208,13 +296,13 @@ pub fn nested(
         }
     } else if name == "ssh" {
         ssh(args, &mut out);
-    } else if matches!(name, "docker" | "podman" | "nerdctl" | "docker-compose") {
+    } else if CONTAINERS.contains(&name) {
         container(name, args, &mut out);
-    } else if matches!(name, "kubectl" | "oc") {
+    } else if KUBE_CLIENTS.contains(&name) {
         kube(args, &mut out);
     } else if name == "find" {
         find(args, &mut out);
-    } else if matches!(name, "pwsh" | "powershell") {
+    } else if POWERSHELLS.contains(&name) {
         powershell(args, &mut out);
     } else if name == "cmd" {
         if let Some(i) = args
@@ -228,7 +316,7 @@ pub fn nested(
                 literal,
             });
         }
-    } else if matches!(name, "awk" | "gawk" | "mawk" | "nawk") {
+    } else if AWKS.contains(&name) {
         awk(args, &mut out);
     } else if let Some((_, flags)) = INTERPRETERS.iter().find(|(names, _)| names.contains(&name)) {
         interpreter(name, flags, args, stdin, &mut out);
@@ -252,6 +340,10 @@ pub fn nested(
             text: format!("{} {}", inv.written, text),
         });
     }
+    debug_assert!(
+        !turned_away || out.len() == found_before,
+        "`{name}` runs nested work, but the runner filter turns it away"
+    );
     out
 }
 
@@ -756,5 +848,65 @@ mod downloader_tests {
         }
         // The first one in the text is named.
         assert_eq!(mentions_downloader("echo; wget a; curl b"), Some("wget"));
+    }
+}
+
+#[cfg(test)]
+mod filter_tests {
+    use super::*;
+
+    #[test]
+    fn the_runner_filter_holds_every_runner_and_turns_common_words_away() {
+        let lists = [
+            SHELLS,
+            EVALS,
+            SOURCES,
+            CONTAINERS,
+            KUBE_CLIENTS,
+            POWERSHELLS,
+            AWKS,
+            OTHER_RUNNERS,
+            SQL_KEYWORDS,
+        ];
+        let interpreters = INTERPRETERS.iter().flat_map(|(names, _)| names.iter());
+        let clients = SQL_CLIENTS.iter().map(|(name, _)| name);
+        for word in lists
+            .iter()
+            .flat_map(|l| l.iter())
+            .chain(interpreters)
+            .chain(clients)
+        {
+            assert!(RUNNER_WORDS.may_hold(word), "{word}");
+        }
+        // Words no runner has, most of them turned away (a filter that lets
+        // everything through would be no filter).
+        let others = [
+            "git",
+            "ls",
+            "rm",
+            "cat",
+            "grep",
+            "cp",
+            "mv",
+            "npm",
+            "cargo",
+            "make",
+            "echo",
+            "sed",
+            "curl",
+            "tar",
+            "chmod",
+            "mkdir",
+            "kill",
+            "go",
+            "helm",
+            "terraform",
+        ];
+        let through = others.iter().filter(|w| RUNNER_WORDS.may_hold(w)).count();
+        assert!(
+            through <= 2,
+            "{through} of {} common words let through",
+            others.len()
+        );
     }
 }
