@@ -152,7 +152,11 @@ pub fn main() -> ExitCode {
         let load = move || classify::load(taxonomy.as_deref()).map_err(|e| format!("{e:#}"));
         return ExitCode::from(hook::run(load, hook_args));
     }
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    // Smaller than what one scan task writes (about 50 KB), so that a task's
+    // output goes to stdout as it is instead of being copied through the
+    // buffer first; still large enough to gather the small writes of every
+    // other command.
+    let mut out = io::BufWriter::with_capacity(8 << 10, io::stdout().lock());
     if let Command::Action(Deferred(action_args)) = args.command {
         // Its own exit statuses (see `cli::action`).
         return match action::run(action_args, &mut out) {
