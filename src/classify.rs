@@ -130,7 +130,6 @@ impl Classifier {
     }
 
     fn run(&self, command: &str, explain: bool) -> Analysis {
-        let mut walk = Walk::new(self, explain);
         if command.trim().is_empty() {
             return Analysis {
                 label: Label {
@@ -142,6 +141,17 @@ impl Classifier {
                 not_safe: vec!["empty command".into()],
             };
         }
+        // The thread's buffers, borrowed where they are (moving them in
+        // and out cost every command a copy); a classification that is
+        // already using them on this thread gets buffers of its own.
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.walk(command, explain, &mut scratch),
+            Err(_) => self.walk(command, explain, &mut Scratch::default()),
+        })
+    }
+
+    fn walk(&self, command: &str, explain: bool, scratch: &mut Scratch) -> Analysis {
+        let mut walk = Walk::new(self, explain, scratch);
         walk.script(command, 0, None);
         walk.finish()
     }
@@ -226,7 +236,7 @@ thread_local! {
 }
 
 /// State of one classification.
-struct Walk<'c> {
+struct Walk<'c, 's> {
     c: &'c Classifier,
     /// Keep what `explain` shows (the commands examined, every finding);
     /// plain classification only needs the worst finding.
@@ -242,15 +252,15 @@ struct Walk<'c> {
     safe_rule: Option<usize>,
     invocations: usize,
     /// Buffers reused from one command to the next on this thread.
-    scratch: Scratch,
+    scratch: &'s mut Scratch,
     /// (rule, matched text) pairs already reported.
     seen: FxHashSet<(usize, String)>,
     /// The input span of the top-level command being examined.
     span: Option<[usize; 2]>,
 }
 
-impl<'c> Walk<'c> {
-    fn new(c: &'c Classifier, explain: bool) -> Walk<'c> {
+impl<'c, 's> Walk<'c, 's> {
+    fn new(c: &'c Classifier, explain: bool, scratch: &'s mut Scratch) -> Walk<'c, 's> {
         Walk {
             c,
             explain,
@@ -261,7 +271,7 @@ impl<'c> Walk<'c> {
             not_safe: Vec::new(),
             safe_rule: None,
             invocations: 0,
-            scratch: SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut())),
+            scratch,
             seen: FxHashSet::default(),
             span: None,
         }
@@ -623,8 +633,6 @@ impl<'c> Walk<'c> {
     }
 
     fn finish(mut self) -> Analysis {
-        let scratch = std::mem::take(&mut self.scratch);
-        SCRATCH.with(|s| *s.borrow_mut() = scratch);
         let tax = &self.c.tax;
         let label = if let Some((radius, rule_index)) = self.worst {
             match tax.entry(rule_index) {
