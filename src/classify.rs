@@ -121,20 +121,41 @@ impl Classifier {
 
     /// Labels one shell command.
     pub fn classify(&self, command: &str) -> Label {
-        self.run(command, false).label
+        self.run(command, Detail::Label).label
+    }
+
+    /// Labels one shell command as [`Classifier::classify`] does, except
+    /// that an unknown label's reason is left empty. For bulk output that
+    /// shows no reason for unknown commands (`scan --format jsonl`): the
+    /// reasons a command cannot be safe are then never written out, which
+    /// saves a scan a few percent.
+    ///
+    /// ```
+    /// use toolgate::{Class, Classifier};
+    /// let c = Classifier::embedded().unwrap();
+    /// let label = c.classify_terse("npm run dev");
+    /// assert_eq!((label.class, label.reason.as_ref()), (Class::Unknown, ""));
+    /// assert_eq!(c.classify_terse("rm -rf /"), c.classify("rm -rf /"));
+    /// ```
+    pub fn classify_terse(&self, command: &str) -> Label {
+        self.run(command, Detail::Terse).label
     }
 
     /// Labels one shell command and reports how it got there.
     pub fn analyze(&self, command: &str) -> Analysis {
-        self.run(command, true)
+        self.run(command, Detail::Explain)
     }
 
-    fn run(&self, command: &str, explain: bool) -> Analysis {
+    fn run(&self, command: &str, detail: Detail) -> Analysis {
         if command.trim().is_empty() {
             return Analysis {
                 label: Label {
                     blast_radius: None,
-                    ..Label::unknown("empty command")
+                    ..Label::unknown(if detail == Detail::Terse {
+                        ""
+                    } else {
+                        "empty command"
+                    })
                 },
                 commands: Vec::new(),
                 findings: Vec::new(),
@@ -145,13 +166,13 @@ impl Classifier {
         // and out cost every command a copy); a classification that is
         // already using them on this thread gets buffers of its own.
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.walk(command, explain, &mut scratch),
-            Err(_) => self.walk(command, explain, &mut Scratch::default()),
+            Ok(mut scratch) => self.walk(command, detail, &mut scratch),
+            Err(_) => self.walk(command, detail, &mut Scratch::default()),
         })
     }
 
-    fn walk(&self, command: &str, explain: bool, scratch: &mut Scratch) -> Analysis {
-        let mut walk = Walk::new(self, explain, scratch);
+    fn walk(&self, command: &str, detail: Detail, scratch: &mut Scratch) -> Analysis {
+        let mut walk = Walk::new(self, detail, scratch);
         walk.script(command, 0, None);
         walk.finish()
     }
@@ -235,12 +256,28 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// How much a classification keeps of what it saw.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    /// The label, with an unknown label's reason empty.
+    Terse,
+    /// The label.
+    Label,
+    /// Everything `explain` shows.
+    Explain,
+}
+
 /// State of one classification.
 struct Walk<'c, 's> {
     c: &'c Classifier,
     /// Keep what `explain` shows (the commands examined, every finding);
     /// plain classification only needs the worst finding.
     explain: bool,
+    /// Keep the reasons the command cannot be safe (all but a terse
+    /// classification, whose unknown label has none).
+    reasons: bool,
+    /// Some reason rules out a safe verdict (kept or not).
+    refused: bool,
     commands: Vec<Examined>,
     findings: Vec<Finding>,
     /// The worst finding so far, as (blast radius, rule index).
@@ -260,10 +297,12 @@ struct Walk<'c, 's> {
 }
 
 impl<'c, 's> Walk<'c, 's> {
-    fn new(c: &'c Classifier, explain: bool, scratch: &'s mut Scratch) -> Walk<'c, 's> {
+    fn new(c: &'c Classifier, detail: Detail, scratch: &'s mut Scratch) -> Walk<'c, 's> {
         Walk {
             c,
-            explain,
+            explain: detail == Detail::Explain,
+            reasons: detail != Detail::Terse,
+            refused: false,
             commands: Vec::new(),
             findings: Vec::new(),
             worst: None,
@@ -281,7 +320,8 @@ impl<'c, 's> Walk<'c, 's> {
     /// say enough; more would only make long inputs slow.
     fn refuse_safe(&mut self, why: impl Into<Cow<'static, str>>) {
         const MAX_REASONS: usize = 8;
-        if self.not_safe.len() >= MAX_REASONS {
+        self.refused = true;
+        if !self.reasons || self.not_safe.len() >= MAX_REASONS {
             return;
         }
         let why = why.into();
@@ -293,7 +333,8 @@ impl<'c, 's> Walk<'c, 's> {
     /// Like [`Walk::refuse_safe`], formatting the reason only when it will
     /// be kept.
     fn refuse_safe_with(&mut self, why: impl FnOnce() -> String) {
-        if self.not_safe.len() < 8 {
+        self.refused = true;
+        if self.reasons && self.not_safe.len() < 8 {
             self.refuse_safe(why());
         }
     }
@@ -417,7 +458,7 @@ impl<'c, 's> Walk<'c, 's> {
         }
         if self.invocations > 1 {
             self.refuse_safe("more than one command");
-        } else {
+        } else if self.reasons {
             self.first_name = Some(CompactString::new(&inv.name));
         }
         if !inv.keeps_safe {
@@ -481,7 +522,7 @@ impl<'c, 's> Walk<'c, 's> {
         let may_be_safe = self.invocations == 1
             && depth == 0
             && self.worst.is_none()
-            && self.not_safe.is_empty()
+            && !self.refused
             && broken.is_empty();
         if self.explain || may_be_safe {
             let safe = m.groups_for(&m.safe, name);
@@ -651,7 +692,7 @@ impl<'c, 's> Walk<'c, 's> {
                     reason: UNREADABLE_ENTRY.into(),
                 },
             }
-        } else if let (true, Some(rule_index)) = (self.not_safe.is_empty(), self.safe_rule) {
+        } else if let (false, Some(rule_index)) = (self.refused, self.safe_rule) {
             match tax.entry(rule_index) {
                 Some(e) => Label {
                     class: Class::Safe,
@@ -662,6 +703,8 @@ impl<'c, 's> Walk<'c, 's> {
                 },
                 None => Label::unknown(UNREADABLE_ENTRY),
             }
+        } else if !self.reasons {
+            Label::unknown("")
         } else if !self.explain && self.not_safe.len() <= 1 {
             // One reason (none: no entry knew the command) is the label's
             // as it is, borrowed when it is a fixed text.

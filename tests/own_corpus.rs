@@ -40,3 +40,36 @@ fn own_corpus_passes_toolgate_check() {
     );
     assert!(o.status.success());
 }
+
+/// `scan --format jsonl` labels with [`Classifier::classify_terse`]: over
+/// every command of the corpus, that is the label with an unknown one's
+/// reason left out, and nothing else changed.
+#[test]
+fn terse_labels_match_full_labels_over_the_corpus() {
+    use toolgate::{Class, Classifier, Label};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for line in text.lines() {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            let Some(command) = v.get("command").and_then(|c| c.as_str()) else {
+                continue;
+            };
+            let full = c.classify(command);
+            let expected = match full.class {
+                Class::Unknown => Label {
+                    reason: "".into(),
+                    ..full
+                },
+                _ => full,
+            };
+            assert_eq!(c.classify_terse(command), expected, "{command:?}");
+            seen += 1;
+        }
+    }
+    assert!(seen >= 1500, "only {seen} commands compared");
+}

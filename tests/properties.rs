@@ -2,7 +2,7 @@
 //! a destructive command.
 
 use proptest::prelude::*;
-use toolgate::{classify, classify_bytes, shell, Class};
+use toolgate::{classify, classify_bytes, shell, Class, Classifier, Label};
 
 /// Fragments of shell syntax, so generated inputs reach deep parser states
 /// rather than dying on the first byte.
@@ -98,6 +98,21 @@ proptest! {
             }
         }
         let _ = classify(&s);
+    }
+
+    /// A terse label is the label, with an unknown one's reason left out.
+    #[test]
+    fn terse_labels_are_labels_without_unknown_reasons(s in shellish()) {
+        let Ok(c) = Classifier::embedded() else {
+            return Err(TestCaseError::fail("the embedded taxonomy did not load"));
+        };
+        let (full, terse) = (c.classify(&s), c.classify_terse(&s));
+        let expected = if full.class == Class::Unknown {
+            Label { reason: "".into(), ..full }
+        } else {
+            full
+        };
+        prop_assert_eq!(terse, expected, "{:?}", s);
     }
 
     /// Whatever is put around it, a recursive delete stays destructive.

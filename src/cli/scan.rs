@@ -469,7 +469,8 @@ impl Job<'_> {
                 .flatten();
             (a.label, word)
         } else {
-            (self.classifier.classify(text), None)
+            // JSONL shows no reason for an unknown label: none is built.
+            (self.classifier.classify_terse(text), None)
         };
         if lossy && label.class == Class::Safe {
             label = Label::unknown("the command is not valid UTF-8");
