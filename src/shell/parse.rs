@@ -57,6 +57,16 @@ pub(crate) fn parse_into(src: &str, depth: usize, script: &mut Script) {
         return;
     }
     let mut p = Parser::new(src, depth);
+    // The buffers of the script read before: its list of commands and
+    // their lists of words, emptied.
+    let mut commands = std::mem::take(&mut script.commands);
+    p.spare_words.extend(commands.iter_mut().filter_map(|c| {
+        let mut words = std::mem::take(&mut c.words);
+        words.clear();
+        (words.capacity() > 0).then_some(words)
+    }));
+    commands.clear();
+    p.out = commands;
     if depth >= MAX_DEPTH {
         p.limit = Some(Limit::Depth);
     } else {
@@ -144,6 +154,8 @@ pub(super) struct Parser<'a> {
     /// Set while parsing a compound command that is a later pipeline stage
     /// (`curl … | (cd x; sh)`): the outer pipeline and stage feeding it.
     upstream: Option<(usize, usize)>,
+    /// Emptied word lists of the script read before, for new commands.
+    spare_words: Vec<Vec<Word>>,
 }
 
 impl<'a> Parser<'a> {
@@ -163,6 +175,7 @@ impl<'a> Parser<'a> {
             stage: 0,
             pipelines: 0,
             upstream: None,
+            spare_words: Vec::new(),
         }
     }
 
@@ -842,8 +855,12 @@ impl<'a> Parser<'a> {
 
     fn parse_simple_command(&mut self) {
         let start = self.pos;
+        let words = self
+            .spare_words
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(8));
         let mut cmd = SimpleCommand {
-            words: Vec::with_capacity(8),
+            words,
             pipeline: self.pipeline,
             stage: self.stage,
             in_substitution: self.subst_level > 0,

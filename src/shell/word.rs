@@ -318,7 +318,19 @@ impl Parser<'_> {
                         self.pos += 1;
                     }
                 },
-                _ => self.expansion_or_char(w, b),
+                b'$' | b'`' => self.expansion_or_char(w, b),
+                _ => {
+                    // Text up to the next byte that means something here,
+                    // copied in one go (it ends on an ASCII byte, so on a
+                    // character boundary).
+                    let rest = &self.src[self.pos..];
+                    let run = rest
+                        .iter()
+                        .position(|&c| matches!(c, b'"' | b'\\' | b'$' | b'`'))
+                        .unwrap_or(rest.len());
+                    w.bytes.extend_from_slice(&rest[..run]);
+                    self.pos += run;
+                }
             }
             if self.failed() {
                 return;
