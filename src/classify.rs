@@ -147,7 +147,13 @@ impl Classifier {
     }
 
     fn run(&self, command: &str, detail: Detail) -> Analysis {
-        if command.trim().is_empty() {
+        // A command nearly always starts with a printable ASCII byte, which
+        // settles that it is not blank without trimming it.
+        let starts_printable = command
+            .as_bytes()
+            .first()
+            .is_some_and(|&b| b.is_ascii_graphic());
+        if !starts_printable && command.trim().is_empty() {
             return Analysis {
                 label: Label {
                     blast_radius: None,
@@ -832,3 +838,24 @@ fn source_of(cmd: &SimpleCommand, tax: &Taxonomy) -> Option<&'static str> {
 
 /// Programs that turn hidden text back into a script.
 const DECODERS: &[&str] = &["base64", "xxd", "openssl", "gunzip", "zcat", "rev", "tr"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_blank_commands_are_empty() {
+        let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+        for blank in ["", " ", "\t\n", "\u{a0}\u{3000}", " \u{2028}"] {
+            let label = c.classify(blank);
+            assert_eq!(
+                (label.class, label.blast_radius, label.reason.as_ref()),
+                (Class::Unknown, None, "empty command"),
+                "{blank:?}"
+            );
+        }
+        for written in [" ls", "\u{a0}ls", "ls", "\tls "] {
+            assert_ne!(c.classify(written).reason, "empty command", "{written:?}");
+        }
+    }
+}
