@@ -60,11 +60,14 @@ pub(crate) fn parse_into(src: &str, depth: usize, script: &mut Script) {
     // The buffers of the script read before: its list of commands and
     // their lists of words, emptied.
     let mut commands = std::mem::take(&mut script.commands);
-    p.spare_words.extend(commands.iter_mut().filter_map(|c| {
-        let mut words = std::mem::take(&mut c.words);
-        words.clear();
-        (words.capacity() > 0).then_some(words)
-    }));
+    for c in commands.iter_mut().take(SPARE_WORD_LISTS) {
+        if c.words.capacity() > 0 {
+            let mut words = std::mem::take(&mut c.words);
+            words.clear();
+            p.spare_words[p.spare_count] = words;
+            p.spare_count += 1;
+        }
+    }
     commands.clear();
     p.out = commands;
     if depth >= MAX_DEPTH {
@@ -154,9 +157,14 @@ pub(super) struct Parser<'a> {
     /// Set while parsing a compound command that is a later pipeline stage
     /// (`curl … | (cd x; sh)`): the outer pipeline and stage feeding it.
     upstream: Option<(usize, usize)>,
-    /// Emptied word lists of the script read before, for new commands.
-    spare_words: Vec<Vec<Word>>,
+    /// Emptied word lists of the script read before, for new commands
+    /// (the first `spare_count`; a fixed array, itself no allocation).
+    spare_words: [Vec<Word>; SPARE_WORD_LISTS],
+    spare_count: usize,
 }
+
+/// How many word lists of the script before a reader keeps for reuse.
+const SPARE_WORD_LISTS: usize = 8;
 
 impl<'a> Parser<'a> {
     fn new(text: &'a str, depth: usize) -> Parser<'a> {
@@ -175,7 +183,8 @@ impl<'a> Parser<'a> {
             stage: 0,
             pipelines: 0,
             upstream: None,
-            spare_words: Vec::new(),
+            spare_words: Default::default(),
+            spare_count: 0,
         }
     }
 
@@ -855,10 +864,13 @@ impl<'a> Parser<'a> {
 
     fn parse_simple_command(&mut self) {
         let start = self.pos;
-        let words = self
-            .spare_words
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(8));
+        let words = match self.spare_count.checked_sub(1) {
+            Some(last) => {
+                self.spare_count = last;
+                std::mem::take(&mut self.spare_words[last])
+            }
+            None => Vec::with_capacity(8),
+        };
         let mut cmd = SimpleCommand {
             words,
             pipeline: self.pipeline,

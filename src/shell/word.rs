@@ -18,10 +18,23 @@ pub(super) struct WordBuf {
     brace_comma: bool,
 }
 
+thread_local! {
+    /// Byte buffers of finished words, for the next ones: a word that is
+    /// not one plain run (quotes, escapes, expansions) then allocates none.
+    static SPARE_BYTES: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many buffers a thread keeps, and the largest it keeps.
+const SPARE_BUFFERS: usize = 8;
+const SPARE_BUFFER_BYTES: usize = 4096;
+
 impl WordBuf {
     pub(super) fn new(start: usize) -> WordBuf {
+        let bytes = SPARE_BYTES
+            .with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.pop()))
+            .unwrap_or_else(|| Vec::with_capacity(32));
         WordBuf {
-            bytes: Vec::with_capacity(32),
+            bytes,
             literal: true,
             quoted: false,
             substitution: false,
@@ -42,13 +55,25 @@ impl WordBuf {
         {
             self.literal = false;
         }
-        Word {
+        let word = Word {
             text: CompactString::from_utf8_lossy(&self.bytes),
             literal: self.literal,
             quoted: self.quoted,
             substitution: self.substitution,
             span: self.start..end,
+        };
+        let mut bytes = self.bytes;
+        if bytes.capacity() <= SPARE_BUFFER_BYTES {
+            bytes.clear();
+            SPARE_BYTES.with(|spare| {
+                if let Ok(mut spare) = spare.try_borrow_mut() {
+                    if spare.len() < SPARE_BUFFERS {
+                        spare.push(bytes);
+                    }
+                }
+            });
         }
+        word
     }
 }
 
