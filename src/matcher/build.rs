@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use regex_automata::dfa::{sparse, Automaton};
 use regex_automata::meta::Regex;
+use regex_automata::util::{primitives::StateID, start};
 use regex_automata::{Anchored, Input, PatternSet};
 use rustc_hash::FxHashMap;
 
@@ -90,7 +91,15 @@ type Part = (sparse::DFA<&'static [u8]>, usize);
 enum Searcher {
     /// Compiled at build time, used from the binary: one DFA, or one per
     /// part of the group, each with the id of its first pattern.
-    Shipped { parts: Vec<Part>, anchored: bool },
+    Shipped {
+        parts: Vec<Part>,
+        anchored: bool,
+        /// For a one-part group: where its searches start. The prefix
+        /// every pattern starts with (the command word framed by
+        /// separators, or nothing) and the DFA's state after it: a haystack
+        /// that starts with the prefix is searched from there on.
+        after_prefix: Option<(Vec<u8>, StateID)>,
+    },
     /// Compiled here.
     Lazy(MultiPattern),
 }
@@ -98,7 +107,9 @@ enum Searcher {
 impl std::fmt::Debug for Searcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Searcher::Shipped { parts, anchored } => {
+            Searcher::Shipped {
+                parts, anchored, ..
+            } => {
                 write!(f, "Shipped(parts: {}, anchored: {anchored})", parts.len())
             }
             Searcher::Lazy(m) => write!(f, "Lazy({m:?})"),
@@ -145,7 +156,15 @@ impl PatternGroup {
                 }
                 if let Some((bytes, anchored)) = self.shipped {
                     if let Some(parts) = load_parts(bytes) {
-                        return Ok(Some(Box::new(Searcher::Shipped { parts, anchored })));
+                        let after_prefix = match &parts[..] {
+                            [(dfa, 0)] => state_after_prefix(dfa, anchored, word),
+                            _ => None,
+                        };
+                        return Ok(Some(Box::new(Searcher::Shipped {
+                            parts,
+                            anchored,
+                            after_prefix,
+                        })));
                     }
                 }
                 self.compile(tax, word)
@@ -216,14 +235,27 @@ impl PatternGroup {
             set.clear();
             match searcher {
                 Searcher::Lazy(m) => m.which_matches(haystack, &mut set),
-                Searcher::Shipped { parts, anchored } => {
+                Searcher::Shipped {
+                    parts,
+                    anchored,
+                    after_prefix,
+                } => {
                     let mode = if *anchored {
                         Anchored::Yes
                     } else {
                         Anchored::No
                     };
                     let input = Input::new(haystack).anchored(mode);
-                    if search_parts(parts, &input, &mut set).is_err() {
+                    let found = match (&parts[..], after_prefix) {
+                        ([(dfa, 0)], Some((prefix, sid))) => {
+                            match haystack.as_bytes().strip_prefix(prefix.as_slice()) {
+                                Some(rest) => which_matches_from(dfa, *sid, rest, &mut set),
+                                None => search_parts(parts, &input, &mut set),
+                            }
+                        }
+                        _ => search_parts(parts, &input, &mut set),
+                    };
+                    if found.is_err() {
                         // A shipped DFA has no quit bytes and cannot give
                         // up; should one fail anyway, compile the group.
                         set.clear();
@@ -733,6 +765,84 @@ fn load_dfa(bytes: &'static [u8]) -> Option<sparse::DFA<&'static [u8]>> {
     Some(dfa)
 }
 
+/// Where a DFA's searches start (see `Searcher::Shipped`): after the
+/// separator-framed command `word` when the DFA is anchored and reading it
+/// passes no match, dead or quit state (every pattern of a word's group
+/// starts so); else at the start state, with no prefix.
+fn state_after_prefix(
+    dfa: &sparse::DFA<&'static [u8]>,
+    anchored: bool,
+    word: Option<&str>,
+) -> Option<(Vec<u8>, StateID)> {
+    let mode = if anchored {
+        Anchored::Yes
+    } else {
+        Anchored::No
+    };
+    let start = dfa.start_state(&start::Config::new().anchored(mode)).ok()?;
+    let Some(word) = word.filter(|_| anchored) else {
+        return Some((Vec::new(), start));
+    };
+    let mut prefix = Vec::with_capacity(word.len() + 2);
+    prefix.push(0x1f);
+    prefix.extend_from_slice(word.as_bytes());
+    prefix.push(0x1f);
+    let mut sid = start;
+    for &b in &prefix {
+        sid = dfa.next_state(sid, b);
+        if dfa.is_match_state(sid) || dfa.is_dead_state(sid) || dfa.is_quit_state(sid) {
+            return Some((Vec::new(), start));
+        }
+    }
+    Some((prefix, sid))
+}
+
+/// Adds to `set` every pattern matching when the DFA, in state `sid`, reads
+/// `rest` and then the end of the input: what an overlapping search from
+/// the start finds, since nothing matched before `sid` (see
+/// [`state_after_prefix`]). One pass, where the overlapping search returns
+/// at each match and resumes.
+fn which_matches_from(
+    dfa: &sparse::DFA<&'static [u8]>,
+    mut sid: StateID,
+    rest: &[u8],
+    set: &mut PatternSet,
+) -> Result<(), regex_automata::MatchError> {
+    let add = |sid: StateID, set: &mut PatternSet| {
+        for i in 0..dfa.match_len(sid) {
+            let _ = set.try_insert(dfa.match_pattern(sid, i));
+        }
+    };
+    let mut at = 0;
+    while let Some(&b) = rest.get(at) {
+        sid = dfa.next_state(sid, b);
+        at += 1;
+        if dfa.is_special_state(sid) {
+            if dfa.is_match_state(sid) {
+                add(sid, set);
+            } else if dfa.is_dead_state(sid) {
+                return Ok(());
+            } else if dfa.is_quit_state(sid) {
+                return Err(regex_automata::MatchError::quit(b, at - 1));
+            }
+            // A state that only a few bytes leave (`[^\x1f]*`): skip to the
+            // next of them, the state staying as it is until then.
+            if dfa.is_accel_state(sid) {
+                let needles = dfa.accelerator(sid);
+                at += rest[at..]
+                    .iter()
+                    .position(|c| needles.contains(c))
+                    .unwrap_or(rest.len() - at);
+            }
+        }
+    }
+    sid = dfa.next_eoi_state(sid);
+    if dfa.is_match_state(sid) {
+        add(sid, set);
+    }
+    Ok(())
+}
+
 /// Searches each part, adding its matches to `set` by group pattern id.
 fn search_parts(
     parts: &[Part],
@@ -831,6 +941,71 @@ mod tests {
                 )
                 .map(|(n, _)| n),
             None
+        );
+    }
+
+    /// The one-pass search from the state after a group's prefix finds
+    /// what regex-automata's overlapping search from the start finds, for
+    /// every shipped one-part group, over haystacks made of its word and
+    /// tokens that its patterns look for (or not).
+    #[test]
+    fn searches_from_the_prefix_find_what_overlapping_searches_find() {
+        const TOKENS: &[&str] = &[
+            "-rf", "-r", "-f", "--force", "--hard", "/", "~", "*", ".", "x", "push", "reset",
+            "delete", "rm", "status", "-n", "5", "origin", "main", "HEAD~1", "--", "-", "a=b",
+            "-o=x", "--all", "-y", "install", "build", "run", "exec", "sh", "-c", "list",
+        ];
+        let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no index"));
+        let (mut compared, mut matched, mut from_prefix) = (0, 0, 0);
+        for i in 0..index.group_count() {
+            let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
+            let bytes = shipped_dfa(g.dfa).unwrap_or_else(|| panic!("{:?}", g.word));
+            let parts = load_parts(bytes).unwrap_or_else(|| panic!("{:?}", g.word));
+            let [(dfa, 0)] = &parts[..] else { continue };
+            let word = (!g.word.is_empty()).then_some(g.word);
+            let Some((prefix, sid)) = state_after_prefix(dfa, g.anchored, word) else {
+                panic!("no start state for {:?}", g.word);
+            };
+            from_prefix += usize::from(!prefix.is_empty());
+            let mode = if g.anchored {
+                Anchored::Yes
+            } else {
+                Anchored::No
+            };
+            let mut haystacks: Vec<String> = vec![format!("\x1f{}\x1f", g.word), String::new()];
+            for (k, t) in TOKENS.iter().enumerate() {
+                let u = TOKENS[(k * 7 + 3) % TOKENS.len()];
+                let v = TOKENS[(k * 13 + 5) % TOKENS.len()];
+                haystacks.push(format!("\x1f{}\x1f{t}\x1f", g.word));
+                haystacks.push(format!("\x1f{}\x1f{t}\x1f{u}\x1f{v}\x1f", g.word));
+                haystacks.push(format!("{} {t} {u}", g.word));
+                haystacks.push(format!("\x1f{t}\x1f{}\x1f", g.word));
+            }
+            for h in &haystacks {
+                let mut theirs = PatternSet::new(dfa.pattern_len());
+                let input = Input::new(h.as_str()).anchored(mode);
+                let r = dfa.try_which_overlapping_matches(&input, &mut theirs);
+                assert!(r.is_ok(), "{:?}: {r:?}", g.word);
+                let mut ours = PatternSet::new(dfa.pattern_len());
+                let r = match h.as_bytes().strip_prefix(prefix.as_slice()) {
+                    Some(rest) => which_matches_from(dfa, sid, rest, &mut ours),
+                    None => search_parts(&parts, &input, &mut ours),
+                };
+                assert!(r.is_ok(), "{:?}: {r:?}", g.word);
+                let (ours, theirs): (Vec<_>, Vec<_>) =
+                    (ours.iter().collect(), theirs.iter().collect());
+                assert_eq!(ours, theirs, "group {:?} {:?} on {h:?}", g.family, g.word);
+                compared += 1;
+                matched += usize::from(!theirs.is_empty());
+            }
+        }
+        assert!(
+            from_prefix > 400,
+            "only {from_prefix} groups search from a prefix"
+        );
+        assert!(
+            compared > 50_000 && matched > 1_000,
+            "{matched} of {compared}"
         );
     }
 
