@@ -188,8 +188,11 @@ pub struct FlatIndex<'a> {
     posts: usize,
 }
 
-/// Words in the header.
-pub const HEADER: usize = 7;
+/// Words in the header: seven counts and checks, then a filter of the
+/// command words of each family (see [`word_filter_bit`]).
+pub const HEADER: usize = 7 + 3 * FILTER_WORDS;
+/// Words of one family's filter: 1024 bits.
+pub const FILTER_WORDS: usize = 32;
 /// Words per group: special, family (255: none), anchored, word (offset,
 /// length), rules (offset, count), DFA parts (offset, length).
 pub const GROUP_WORDS: usize = 9;
@@ -243,6 +246,20 @@ fn family_of(code: u32) -> Option<Family> {
         2 => Some(Family::Line),
         _ => None,
     }
+}
+
+/// A command word's bit in a family's filter: from its length and three of
+/// its bytes, so cheap that a word with no group of the family (most words,
+/// for most families) is turned away before the table is probed.
+pub fn word_filter_bit(word: &str) -> usize {
+    let b = word.as_bytes();
+    let at = |i: usize| b.get(i).map_or(0, |&c| usize::from(c));
+    let last = at(b.len().wrapping_sub(1));
+    (b.len().wrapping_mul(31)
+        ^ at(0).wrapping_mul(7)
+        ^ at(1).wrapping_mul(17)
+        ^ last.wrapping_mul(131))
+        % (FILTER_WORDS * 32)
 }
 
 /// The hash a group's key is filed under (FNV-1a over its parts).
@@ -300,6 +317,14 @@ pub fn write_index(
         fingerprint as u32,
         (fingerprint >> 32) as u32,
     ]);
+    let mut filters = [0u32; 3 * FILTER_WORDS];
+    for g in groups {
+        if let (SPECIAL_WORD, Some(family)) = (g.special, g.family) {
+            let bit = word_filter_bit(g.word);
+            filters[family as usize * FILTER_WORDS + bit / 32] |= 1 << (bit % 32);
+        }
+    }
+    head.extend(filters);
     let mut slots = vec![0u32; table];
     for (i, g) in groups.iter().enumerate() {
         let word = put(&mut data, g.word.as_bytes());
@@ -435,6 +460,13 @@ impl<'a> FlatIndex<'a> {
 
     /// The number of the group filed under a key, without decoding it.
     pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
+        if let (SPECIAL_WORD, Some(f)) = (special, family) {
+            let bit = word_filter_bit(word);
+            let filter = self.word(7 + f as usize * FILTER_WORDS + bit / 32)?;
+            if filter & (1 << (bit % 32)) == 0 {
+                return None;
+            }
+        }
         let table = HEADER + self.groups * GROUP_WORDS;
         let mask = self.table - 1;
         let family = family_code(family);
