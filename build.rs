@@ -29,6 +29,9 @@ mod plan;
 #[allow(dead_code)]
 #[path = "src/taxonomy/schema.rs"]
 mod schema;
+#[allow(dead_code)]
+#[path = "src/matcher/table.rs"]
+mod table;
 
 /// A group whose DFA would be bigger than this is left to be compiled on
 /// first use: the binary stays small and a rare command pays.
@@ -131,9 +134,10 @@ fn main() {
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
 }
 
-/// Compiles every group of the embedded taxonomy into a sparse DFA, in the
-/// form the run-time matcher loads without compiling (see
-/// `src/matcher/plan.rs`): the index, and the DFAs it points into.
+/// Compiles every group of the embedded taxonomy into a DFA (a table where
+/// it fits, else a sparse DFA; post-checks as sparse DFAs), in the form the
+/// run-time matcher loads without compiling (see `src/matcher/plan.rs`):
+/// the index, and the DFAs it points into.
 fn ship_automata(
     rule_files: &[(String, schema::RuleFile)],
     commands: Option<&schema::CommandsFile>,
@@ -256,6 +260,10 @@ impl Blob {
 /// whole group, or, when that is too big, one per pattern; empty when even
 /// that fails and the group is compiled at run time.
 fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
+    // As a table when it fits (searched fastest), else as a sparse DFA.
+    if let Some(table) = dense_dfa(patterns, anchored).and_then(|d| table_dfa(&d, anchored)) {
+        return plan::write_parts([(0, table)]);
+    }
     let whole = sparse_dfa(patterns, anchored);
     if !whole.is_empty() {
         return plan::write_parts([(0, whole)]);
@@ -275,6 +283,123 @@ fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
 /// lazy DFA (`src/matcher/compile.rs`); empty when it cannot be built or is
 /// too big to ship.
 fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
+    // A group that cannot be built (or is too big) is compiled at run time.
+    let Some(sparse) = dense_dfa(patterns, anchored).and_then(|d| d.to_sparse().ok()) else {
+        return Vec::new();
+    };
+    let bytes = sparse.to_bytes_little_endian();
+    if bytes.len() > MAX_SHIPPED_DFA {
+        return Vec::new();
+    }
+    bytes
+}
+
+/// The largest table shipped (see `src/matcher/table.rs`); a bigger group
+/// ships as a sparse DFA.
+const MAX_SHIPPED_TABLE: usize = 1 << 20;
+
+/// A DFA as a table of 16-bit next states by byte class, built by walking
+/// it from its start state through regex-automata's public API: the dead
+/// state first, then the others as found, match states last. `None` when
+/// it has a quit state, more states than 16 bits number, or is too big.
+fn table_dfa(dfa: &dense::DFA<Vec<u32>>, anchored: bool) -> Option<Vec<u8>> {
+    use regex_automata::dfa::Automaton;
+    use regex_automata::util::{primitives::StateID, start};
+    let classes = dfa.byte_classes();
+    // One column per byte class, then one for the end of the input.
+    let column_count = classes.alphabet_len();
+    let mut columns = [0u8; 256];
+    let mut representative: Vec<Option<u8>> = vec![None; column_count - 1];
+    for b in 0..=255u8 {
+        let c = classes.get(b);
+        columns[usize::from(b)] = c;
+        representative[usize::from(c)].get_or_insert(b);
+    }
+    let representative: Vec<u8> = representative.into_iter().collect::<Option<_>>()?;
+    let mode = if anchored {
+        regex_automata::Anchored::Yes
+    } else {
+        regex_automata::Anchored::No
+    };
+    let start = dfa.start_state(&start::Config::new().anchored(mode)).ok()?;
+    // Walk: each state's successors by column, in the order found.
+    let mut order: Vec<StateID> = Vec::new();
+    let mut number: HashMap<StateID, usize> = HashMap::new();
+    let mut rows: Vec<Vec<StateID>> = Vec::new();
+    let mut visit = |sid: StateID, order: &mut Vec<StateID>| -> Option<()> {
+        if dfa.is_quit_state(sid) {
+            return None;
+        }
+        if !dfa.is_dead_state(sid) && !number.contains_key(&sid) {
+            number.insert(sid, order.len());
+            order.push(sid);
+        }
+        Some(())
+    };
+    visit(start, &mut order)?;
+    let mut i = 0;
+    while let Some(&sid) = order.get(i) {
+        let mut row: Vec<StateID> = representative
+            .iter()
+            .map(|&b| dfa.next_state(sid, b))
+            .collect();
+        row.push(dfa.next_eoi_state(sid));
+        for &next in &row {
+            visit(next, &mut order)?;
+        }
+        rows.push(row);
+        i += 1;
+        if order.len() >= usize::from(u16::MAX) {
+            return None;
+        }
+    }
+    // Numbers: the dead state 0, then states that match nothing, then the
+    // match states.
+    let (plain, matching): (Vec<usize>, Vec<usize>) =
+        (0..order.len()).partition(|&k| !dfa.is_match_state(order[k]));
+    let mut new_number = vec![0usize; order.len()];
+    for (n, &k) in plain.iter().chain(&matching).enumerate() {
+        new_number[k] = n + 1;
+    }
+    let renumber = |sid: StateID| -> u16 {
+        if dfa.is_dead_state(sid) {
+            0
+        } else {
+            number.get(&sid).map_or(0, |&k| new_number[k] as u16)
+        }
+    };
+    let mut states = vec![table::WrittenState {
+        next: vec![0; column_count],
+        patterns: Vec::new(),
+    }];
+    for &k in plain.iter().chain(&matching) {
+        let sid = order[k];
+        let patterns = if dfa.is_match_state(sid) {
+            (0..dfa.match_len(sid))
+                .map(|m| dfa.match_pattern(sid, m).as_u32())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        states.push(table::WrittenState {
+            next: rows[k].iter().map(|&n| renumber(n)).collect(),
+            patterns,
+        });
+    }
+    let bytes = table::write(
+        &columns,
+        column_count,
+        usize::from(renumber(start)),
+        1 + plain.len(),
+        dfa.pattern_len(),
+        &states,
+    );
+    (bytes.len() <= MAX_SHIPPED_TABLE).then_some(bytes)
+}
+
+/// Patterns as one minimised dense DFA, with the settings of the run-time
+/// lazy DFA (`src/matcher/compile.rs`); `None` when it cannot be built.
+fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>> {
     let start = if anchored {
         StartKind::Anchored
     } else {
@@ -298,13 +423,5 @@ fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
                 .determinize_size_limit(Some(16 << 20)),
         )
         .build_many(patterns);
-    // A group that cannot be built (or is too big) is compiled at run time.
-    let Some(sparse) = dfa.ok().and_then(|d| d.to_sparse().ok()) else {
-        return Vec::new();
-    };
-    let bytes = sparse.to_bytes_little_endian();
-    if bytes.len() > MAX_SHIPPED_DFA {
-        return Vec::new();
-    }
-    bytes
+    dfa.ok()
 }

@@ -2,9 +2,10 @@
 //!
 //! Entries are grouped by command word (see [`super::plan`]). For the
 //! embedded taxonomy, `build.rs` compiled each group into a DFA that is
-//! used straight from the binary; any other taxonomy (and a group too big to
-//! ship) is compiled into a lazy DFA the first time a command with that word
-//! is seen. A hook process thus compiles nothing for most commands, and a
+//! used straight from the binary (a [`super::table`] of next states where
+//! it fits, else one or more sparse DFAs); any other taxonomy (and a group
+//! too big to ship) is compiled into a lazy DFA the first time a command
+//! with that word is seen. A hook process thus compiles nothing for most commands, and a
 //! bulk scan compiles each remaining group once for millions of lines.
 
 use std::borrow::Cow;
@@ -19,6 +20,7 @@ use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
 use super::plan::{self, Family, FlatGroup, FlatIndex};
+use super::table::Table;
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
@@ -100,6 +102,13 @@ enum Searcher {
         /// that starts with the prefix is searched from there on.
         after_prefix: Option<(Vec<u8>, StateID)>,
     },
+    /// Compiled at build time into a table (see [`table`]), used from the
+    /// binary; with the prefix every pattern starts with (the command word
+    /// framed by separators, or nothing) and the state after it.
+    Table {
+        table: Table<'static>,
+        after_prefix: (Vec<u8>, u16),
+    },
     /// Compiled here.
     Lazy(MultiPattern),
 }
@@ -111,6 +120,9 @@ impl std::fmt::Debug for Searcher {
                 parts, anchored, ..
             } => {
                 write!(f, "Shipped(parts: {}, anchored: {anchored})", parts.len())
+            }
+            Searcher::Table { after_prefix, .. } => {
+                write!(f, "Table(prefix: {} bytes)", after_prefix.0.len())
             }
             Searcher::Lazy(m) => write!(f, "Lazy({m:?})"),
         }
@@ -155,6 +167,13 @@ impl PatternGroup {
                     return Ok(None);
                 }
                 if let Some((bytes, anchored)) = self.shipped {
+                    if let Some(table) = load_table(bytes) {
+                        let after_prefix = table_prefix(&table, anchored, word);
+                        return Ok(Some(Box::new(Searcher::Table {
+                            table,
+                            after_prefix,
+                        })));
+                    }
                     if let Some(parts) = load_parts(bytes) {
                         let after_prefix = match &parts[..] {
                             [(dfa, 0)] => state_after_prefix(dfa, anchored, word),
@@ -235,6 +254,31 @@ impl PatternGroup {
             set.clear();
             match searcher {
                 Searcher::Lazy(m) => m.which_matches(haystack, &mut set),
+                Searcher::Table {
+                    table,
+                    after_prefix: (prefix, state),
+                } => {
+                    let (state, rest) = match haystack.as_bytes().strip_prefix(prefix.as_slice()) {
+                        Some(rest) => (*state, rest),
+                        None => (table.start(), haystack.as_bytes()),
+                    };
+                    let found = table.which_matches_from(state, rest, |p| {
+                        if let Ok(p) = regex_automata::PatternID::new(p) {
+                            let _ = set.try_insert(p);
+                        }
+                    });
+                    if found.is_err() {
+                        // Only a damaged binary gets here: compile the group.
+                        set.clear();
+                        let fallback = self
+                            .fallback
+                            .get_or_init(|| self.compile(tax, word).map(Box::new));
+                        match fallback {
+                            Ok(m) => m.which_matches(haystack, &mut set),
+                            Err(e) => return Err(e.clone()),
+                        }
+                    }
+                }
                 Searcher::Shipped {
                     parts,
                     anchored,
@@ -744,6 +788,30 @@ impl Matcher {
     }
 }
 
+/// A shipped group's table, when it shipped as one.
+fn load_table(bytes: &'static [u8]) -> Option<Table<'static>> {
+    match plan::parts(bytes)?.as_slice() {
+        [(0, part)] => Table::new(part),
+        _ => None,
+    }
+}
+
+/// Where a table's searches start (see `Searcher::Table`): after the
+/// separator-framed command `word` when the group is anchored and its
+/// patterns all start with it; else at the start, with no prefix.
+fn table_prefix(table: &Table<'static>, anchored: bool, word: Option<&str>) -> (Vec<u8>, u16) {
+    if let Some(word) = word.filter(|_| anchored) {
+        let mut prefix = Vec::with_capacity(word.len() + 2);
+        prefix.push(0x1f);
+        prefix.extend_from_slice(word.as_bytes());
+        prefix.push(0x1f);
+        if let Some(state) = table.state_after(&prefix) {
+            return (prefix, state);
+        }
+    }
+    (Vec::new(), table.start())
+}
+
 /// A shipped group's DFAs, ready to search.
 fn load_parts(bytes: &'static [u8]) -> Option<Vec<Part>> {
     plan::parts(bytes)?
@@ -920,8 +988,12 @@ mod tests {
             let parts = plan::parts(bytes).unwrap_or_default();
             assert!(!parts.is_empty(), "group {:?} {:?}", g.family, g.word);
             for (_, dfa) in parts {
-                let checked = sparse::DFA::from_bytes(dfa).map(|_| ());
-                let checked = checked.map_err(|e| e.to_string());
+                let checked = match Table::new(dfa) {
+                    Some(table) => table.check().map_err(|_| "damaged table".to_string()),
+                    None => sparse::DFA::from_bytes(dfa)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string()),
+                };
                 assert_eq!(checked, Ok(()), "group {:?} {:?}", g.family, g.word);
             }
         }
@@ -937,67 +1009,41 @@ mod tests {
         );
     }
 
-    /// The one-pass search from the state after a group's prefix finds
-    /// what regex-automata's overlapping search from the start finds, for
-    /// every shipped one-part group, over haystacks made of its word and
-    /// tokens that its patterns look for (or not).
+    /// Every shipped group, searched as shipped (a table, a sparse DFA or
+    /// DFAs in parts, from the state after its prefix where it has one),
+    /// finds what its patterns compiled here find, over haystacks made of
+    /// its word and tokens that patterns look for (or not).
     #[test]
-    fn searches_from_the_prefix_find_what_overlapping_searches_find() {
+    fn shipped_groups_find_what_their_patterns_find() {
         const TOKENS: &[&str] = &[
             "-rf", "-r", "-f", "--force", "--hard", "/", "~", "*", ".", "x", "push", "reset",
             "delete", "rm", "status", "-n", "5", "origin", "main", "HEAD~1", "--", "-", "a=b",
             "-o=x", "--all", "-y", "install", "build", "run", "exec", "sh", "-c", "list",
         ];
+        let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
         let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no index"));
-        let (mut compared, mut matched, mut from_prefix) = (0, 0, 0);
+        let (mut compared, mut matched, mut tables, mut prefixed) = (0, 0, 0, 0);
         for i in 0..index.group_count() {
             let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
-            let bytes = shipped_dfa(g.dfa).unwrap_or_else(|| panic!("{:?}", g.word));
-            let parts = load_parts(bytes).unwrap_or_else(|| panic!("{:?}", g.word));
-            let [(dfa, 0)] = &parts[..] else {
-                // A group in parts: each part searched on its own by
-                // regex-automata, its ids moved to the group's.
-                for h in ["", "DROP TABLE x;", "import os; os.system('rm -rf /')", "x"] {
-                    let mode = if g.anchored {
-                        Anchored::Yes
-                    } else {
-                        Anchored::No
-                    };
-                    let input = Input::new(h).anchored(mode);
-                    let len = parts
-                        .iter()
-                        .map(|(d, f)| f + d.pattern_len())
-                        .max()
-                        .unwrap_or(0);
-                    let mut theirs = Vec::new();
-                    for (d, f) in &parts {
-                        let mut set = PatternSet::new(d.pattern_len());
-                        let r = d.try_which_overlapping_matches(&input, &mut set);
-                        assert!(r.is_ok(), "{r:?}");
-                        theirs.extend(set.iter().map(|p| f + p.as_usize()));
-                    }
-                    theirs.sort_unstable();
-                    let mut ours = PatternSet::new(len);
-                    let r = search_parts(&parts, &input, &mut ours);
-                    assert!(r.is_ok(), "{r:?}");
-                    let ours: Vec<usize> = ours.iter().map(|p| p.as_usize()).collect();
-                    assert_eq!(ours, theirs, "group {:?} in parts on {h:?}", g.special);
-                    matched += usize::from(!theirs.is_empty());
-                    compared += 1;
-                }
-                continue;
-            };
             let word = (!g.word.is_empty()).then_some(g.word);
-            let Some((prefix, sid)) = state_after_prefix(dfa, g.anchored, word) else {
-                panic!("no start state for {:?}", g.word);
-            };
-            from_prefix += usize::from(!prefix.is_empty());
-            let mode = if g.anchored {
-                Anchored::Yes
-            } else {
-                Anchored::No
-            };
-            let mut haystacks: Vec<String> = vec![format!("\x1f{}\x1f", g.word), String::new()];
+            let shipped =
+                PatternGroup::new("shipped", Rules::Shipped(g.rules), shipped_parts_of(&g));
+            let here = PatternGroup::new("here", Rules::Shipped(g.rules), None);
+            let compiled = here.compile(&tax, word).unwrap_or_else(|e| panic!("{e}"));
+            match shipped.searcher(&tax, word) {
+                Ok(Some(Searcher::Table { after_prefix, .. })) => {
+                    tables += 1;
+                    prefixed += usize::from(!after_prefix.0.is_empty());
+                }
+                Ok(Some(Searcher::Shipped { .. })) => {}
+                other => panic!("group {:?} {:?} did not ship: {other:?}", g.family, g.word),
+            }
+            let mut haystacks: Vec<String> = vec![
+                format!("\x1f{}\x1f", g.word),
+                String::new(),
+                "DROP TABLE x;".into(),
+                "import os; os.system('rm -rf /')".into(),
+            ];
             for (k, t) in TOKENS.iter().enumerate() {
                 let u = TOKENS[(k * 7 + 3) % TOKENS.len()];
                 let v = TOKENS[(k * 13 + 5) % TOKENS.len()];
@@ -1007,26 +1053,24 @@ mod tests {
                 haystacks.push(format!("\x1f{t}\x1f{}\x1f", g.word));
             }
             for h in &haystacks {
-                let mut theirs = PatternSet::new(dfa.pattern_len());
-                let input = Input::new(h.as_str()).anchored(mode);
-                let r = dfa.try_which_overlapping_matches(&input, &mut theirs);
-                assert!(r.is_ok(), "{:?}: {r:?}", g.word);
-                let mut ours = PatternSet::new(dfa.pattern_len());
-                let r = match h.as_bytes().strip_prefix(prefix.as_slice()) {
-                    Some(rest) => which_matches_from(dfa, sid, rest, 0, &mut ours),
-                    None => search_parts(&parts, &input, &mut ours),
-                };
-                assert!(r.is_ok(), "{:?}: {r:?}", g.word);
-                let (ours, theirs): (Vec<_>, Vec<_>) =
-                    (ours.iter().collect(), theirs.iter().collect());
+                let mut ours = Vec::new();
+                let r = shipped.word_matches_into(&tax, word, h, &mut ours);
+                assert_eq!(r, Ok(()), "{:?}", g.word);
+                let mut set = PatternSet::new(here.len());
+                compiled.which_matches(h, &mut set);
+                let theirs: Vec<usize> = set
+                    .iter()
+                    .filter_map(|p| here.rules.get(p.as_usize()))
+                    .collect();
+                ours.sort_unstable();
                 assert_eq!(ours, theirs, "group {:?} {:?} on {h:?}", g.family, g.word);
                 compared += 1;
                 matched += usize::from(!theirs.is_empty());
             }
         }
         assert!(
-            from_prefix > 400,
-            "only {from_prefix} groups search from a prefix"
+            tables > 500 && prefixed > 400,
+            "{tables} tables, {prefixed} from a prefix"
         );
         assert!(
             compared > 50_000 && matched > 1_000,

@@ -1,0 +1,337 @@
+//! A shipped group's DFA as a table: one 16-bit next state per state and
+//! byte class, read in place.
+//!
+//! regex-automata's sparse DFAs keep each state's transitions as byte
+//! ranges, searched one by one, and decode the state's layout on every
+//! byte: most of a scan's matching time went there. `build.rs` therefore
+//! writes each group's DFA out as this table as well (from the dense DFA it
+//! built, through regex-automata's public API), and a search reads one
+//! entry per byte.
+//!
+//! Standalone (no crate imports) because `build.rs` includes it to write
+//! tables. Layout, integers little-endian:
+//!
+//! * [`MAGIC`] (8 bytes), then five `u32`: columns (byte classes and the
+//!   end of input), states, the start state, the first match state, and the
+//!   number of patterns;
+//! * 256 bytes: each byte's column;
+//! * states × columns `u16`: the next states (the last column: at the end
+//!   of the input). State 0 is the dead state; match states are numbered
+//!   last, from the first match state on;
+//! * match states + 1 `u32`: where each match state's patterns start in
+//!   the list that follows (and where the last one's end);
+//! * the pattern ids, `u32` each.
+//!
+//! As in regex-automata, a match is seen one byte late: entering a match
+//! state after a byte (or at the end of the input) means its patterns
+//! matched before it.
+
+/// The first bytes of a table (a sparse DFA starts with regex-automata's
+/// own label instead).
+pub const MAGIC: &[u8; 8] = b"tgtable1";
+
+const HEADER: usize = 8 + 5 * 4;
+
+fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let word = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+}
+
+/// One state as `build.rs` writes it: its next states by column, and the
+/// patterns it matches (empty for a state that is not a match state).
+#[allow(dead_code)] // only build.rs writes tables
+pub struct WrittenState {
+    pub next: Vec<u16>,
+    pub patterns: Vec<u32>,
+}
+
+/// Writes a table. `states[0]` must be the dead state, `start` an index
+/// into `states`, and the match states (those with patterns) must come
+/// last, from `first_match` on.
+#[allow(dead_code)] // only build.rs writes tables
+pub fn write(
+    columns: &[u8; 256],
+    column_count: usize,
+    start: usize,
+    first_match: usize,
+    pattern_count: usize,
+    states: &[WrittenState],
+) -> Vec<u8> {
+    let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
+    let mut out = Vec::with_capacity(HEADER + 256 + states.len() * column_count * 2);
+    out.extend_from_slice(MAGIC);
+    for n in [
+        column_count,
+        states.len(),
+        start,
+        first_match,
+        pattern_count,
+    ] {
+        out.extend_from_slice(&u(n));
+    }
+    out.extend_from_slice(columns);
+    for s in states {
+        for next in &s.next {
+            out.extend_from_slice(&next.to_le_bytes());
+        }
+    }
+    let mut at = 0;
+    for s in &states[first_match..] {
+        out.extend_from_slice(&u(at));
+        at += s.patterns.len();
+    }
+    out.extend_from_slice(&u(at));
+    for s in &states[first_match..] {
+        for p in &s.patterns {
+            out.extend_from_slice(&p.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// A table read in place. Its sizes are checked once; each next state and
+/// pattern list is checked as it is read, so a damaged table fails a search
+/// (and the group is compiled at run time) rather than reading out of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Table<'a> {
+    columns: &'a [u8],
+    column_count: usize,
+    state_count: usize,
+    start: u16,
+    first_match: u16,
+    pattern_count: usize,
+    next: &'a [u8],
+    match_at: &'a [u8],
+    ids: &'a [u8],
+}
+
+/// A table entry that does not fit the table: only a damaged binary could
+/// hold one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Damaged;
+
+impl<'a> Table<'a> {
+    /// Reads a table's header; `None` if `bytes` is not a table or its
+    /// sizes do not add up.
+    pub fn new(bytes: &'a [u8]) -> Option<Table<'a>> {
+        if bytes.get(..8)? != MAGIC {
+            return None;
+        }
+        let word = |k: usize| le_u32(bytes, 8 + k * 4).map(|w| w as usize);
+        let (column_count, state_count) = (word(0)?, word(1)?);
+        let (start, first_match, pattern_count) = (word(2)?, word(3)?, word(4)?);
+        if column_count < 2 || start >= state_count || first_match > state_count {
+            return None;
+        }
+        let next_len = state_count.checked_mul(column_count)?.checked_mul(2)?;
+        let columns = bytes.get(HEADER..HEADER + 256)?;
+        let next_at = HEADER + 256;
+        let next = bytes.get(next_at..next_at.checked_add(next_len)?)?;
+        let match_at_len = (state_count - first_match + 1) * 4;
+        let match_at = bytes.get(next_at + next_len..)?.get(..match_at_len)?;
+        let ids = bytes.get(next_at + next_len + match_at_len..)?;
+        // Every column a byte names, and the end of input's, must exist.
+        if columns.iter().any(|&c| usize::from(c) + 1 >= column_count) {
+            return None;
+        }
+        Some(Table {
+            columns,
+            column_count,
+            state_count,
+            start: u16::try_from(start).ok()?,
+            first_match: u16::try_from(first_match).ok()?,
+            pattern_count,
+            next,
+            match_at,
+            ids,
+        })
+    }
+
+    /// The start state.
+    pub fn start(&self) -> u16 {
+        self.start
+    }
+
+    fn entry(&self, state: u16, column: usize) -> Result<u16, Damaged> {
+        let i = (usize::from(state) * self.column_count + column) * 2;
+        let bytes = self.next.get(i..i + 2).ok_or(Damaged)?;
+        let next = u16::from_le_bytes([bytes[0], bytes[1]]);
+        if usize::from(next) < self.state_count {
+            Ok(next)
+        } else {
+            Err(Damaged)
+        }
+    }
+
+    /// The state after `byte`.
+    #[inline]
+    pub fn next(&self, state: u16, byte: u8) -> Result<u16, Damaged> {
+        self.entry(state, usize::from(self.columns[usize::from(byte)]))
+    }
+
+    /// The state at the end of the input.
+    pub fn next_eoi(&self, state: u16) -> Result<u16, Damaged> {
+        self.entry(state, self.column_count - 1)
+    }
+
+    /// True for a match state.
+    #[inline]
+    pub fn is_match(&self, state: u16) -> bool {
+        state >= self.first_match
+    }
+
+    /// True for the dead state, which no input leaves.
+    #[inline]
+    pub fn is_dead(&self, state: u16) -> bool {
+        state == 0
+    }
+
+    /// The patterns a match state matches.
+    pub fn patterns(&self, state: u16) -> Result<impl Iterator<Item = usize> + 'a, Damaged> {
+        let k = usize::from(state.checked_sub(self.first_match).ok_or(Damaged)?);
+        let from = le_u32(self.match_at, k * 4).ok_or(Damaged)? as usize;
+        let to = le_u32(self.match_at, k * 4 + 4).ok_or(Damaged)? as usize;
+        let ids = self
+            .ids
+            .get(from.checked_mul(4).ok_or(Damaged)?..to.checked_mul(4).ok_or(Damaged)?)
+            .ok_or(Damaged)?;
+        let ids = ids
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]) as usize);
+        // A pattern the DFA was not built from fails the search rather than
+        // being left out.
+        if ids.clone().any(|p| p >= self.pattern_count) {
+            return Err(Damaged);
+        }
+        Ok(ids)
+    }
+
+    /// Reads every entry of the table: the test suite's check that the
+    /// shipped tables are whole (searches check only what they read).
+    #[cfg(test)]
+    pub fn check(&self) -> Result<(), Damaged> {
+        for state in 0..self.state_count {
+            let state = u16::try_from(state).map_err(|_| Damaged)?;
+            for column in 0..self.column_count {
+                self.entry(state, column)?;
+            }
+            if self.is_match(state) {
+                self.patterns(state)?.for_each(drop);
+            }
+        }
+        Ok(())
+    }
+
+    /// The state after reading `prefix` from the start, when no state on
+    /// the way is a match or the dead state.
+    pub fn state_after(&self, prefix: &[u8]) -> Option<u16> {
+        let mut state = self.start;
+        for &b in prefix {
+            state = self.next(state, b).ok()?;
+            if self.is_match(state) || self.is_dead(state) {
+                return None;
+            }
+        }
+        Some(state)
+    }
+
+    /// Calls `found` with every pattern that matches when the DFA, in
+    /// `state`, reads `rest` and then the end of the input.
+    pub fn which_matches_from(
+        &self,
+        mut state: u16,
+        rest: &[u8],
+        mut found: impl FnMut(usize),
+    ) -> Result<(), Damaged> {
+        for &b in rest {
+            state = self.next(state, b)?;
+            if state >= self.first_match {
+                self.patterns(state)?.for_each(&mut found);
+            } else if state == 0 {
+                return Ok(());
+            }
+        }
+        state = self.next_eoi(state)?;
+        if self.is_match(state) {
+            self.patterns(state)?.for_each(&mut found);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table for `ab` (anchored), by hand: columns a, b, other, end.
+    fn ab() -> Vec<u8> {
+        let mut columns = [2u8; 256];
+        columns[usize::from(b'a')] = 0;
+        columns[usize::from(b'b')] = 1;
+        let state = |next: [u16; 4], patterns: Vec<u32>| WrittenState {
+            next: next.to_vec(),
+            patterns,
+        };
+        write(
+            &columns,
+            4,
+            1,
+            3,
+            1,
+            &[
+                state([0, 0, 0, 0], vec![]),
+                // start: `a` goes on
+                state([2, 0, 0, 0], vec![]),
+                // after `a`: `b` completes, seen one byte late
+                state([0, 3, 0, 0], vec![]),
+                // after `ab`: whatever comes next, pattern 0 matched
+                state([3, 3, 3, 3], vec![0]),
+            ],
+        )
+    }
+
+    #[test]
+    fn a_written_table_reads_back_and_finds_its_pattern() {
+        let bytes = ab();
+        let table = Table::new(&bytes).unwrap_or_else(|| panic!("not a table"));
+        for (hay, want) in [
+            ("ab", vec![0]),
+            ("abc", vec![0]),
+            ("a", vec![]),
+            ("ba", vec![]),
+        ] {
+            let mut got = Vec::new();
+            let r = table.which_matches_from(table.start(), hay.as_bytes(), |p| got.push(p));
+            assert_eq!(r, Ok(()));
+            got.dedup();
+            assert_eq!(got, want, "{hay}");
+        }
+        assert_eq!(table.state_after(b"a"), Some(2));
+        assert_eq!(table.state_after(b"ab"), None);
+    }
+
+    #[test]
+    fn damaged_tables_are_refused_or_fail_their_searches() {
+        let bytes = ab();
+        assert!(Table::new(&bytes[..bytes.len() - 1])
+            .is_some_and(|t| { t.which_matches_from(t.start(), b"ab", |_| {}) == Err(Damaged) }));
+        assert!(Table::new(&bytes[..100]).is_none());
+        let mut wrong = bytes.clone();
+        wrong[0] = b'x';
+        assert!(Table::new(&wrong).is_none());
+        // A next state past the last one.
+        let mut out_of_range = bytes.clone();
+        // State 1 (the start), column 0.
+        let at = HEADER + 256 + 4 * 2;
+        out_of_range[at..at + 2].copy_from_slice(&9u16.to_le_bytes());
+        let t = Table::new(&out_of_range).unwrap_or_else(|| panic!("header"));
+        assert_eq!(t.which_matches_from(t.start(), b"a", |_| {}), Err(Damaged));
+        // A pattern the DFA was not built from.
+        let mut unknown_pattern = bytes.clone();
+        let end = unknown_pattern.len();
+        unknown_pattern[end - 4..].copy_from_slice(&5u32.to_le_bytes());
+        let t = Table::new(&unknown_pattern).unwrap_or_else(|| panic!("header"));
+        assert_eq!(t.which_matches_from(t.start(), b"ab", |_| {}), Err(Damaged));
+        assert_eq!(t.check(), Err(Damaged));
+    }
+}
