@@ -193,7 +193,15 @@ fn ship_automata(
         built.push((anchored, dfas.append(dfa)));
     }
     // Post-check regexes: a yes/no DFA each, in the same blob.
-    let mut check_dfa = |pattern: &str| dfas.append(sparse_dfa(&[pattern.to_string()], false));
+    // Post-check regexes: a yes/no DFA each (a table where it fits), in the
+    // same blob.
+    let mut check_dfa = |pattern: &str| {
+        let patterns = [pattern.to_string()];
+        let dfa = dense_dfa(&patterns, false)
+            .and_then(|d| table_dfa(&d, false))
+            .unwrap_or_else(|| sparse_dfa(&patterns, false));
+        dfas.append(dfa)
+    };
     let posts: Vec<Option<plan::FlatPost>> = compiled
         .iter()
         .map(|c| {

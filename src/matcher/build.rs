@@ -431,6 +431,8 @@ enum Checker {
     /// Shipped with the binary (boxed: most rules' cells stay empty, and
     /// an unboxed DFA would make each several hundred bytes).
     Dfa(Box<sparse::DFA<&'static [u8]>>),
+    /// Shipped with the binary as a table.
+    Table(Table<'static>),
     /// Compiled here.
     Regex(Regex),
 }
@@ -439,6 +441,7 @@ impl std::fmt::Debug for Checker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Checker::Dfa(_) => f.write_str("Checker::Dfa"),
+            Checker::Table(_) => f.write_str("Checker::Table"),
             Checker::Regex(_) => f.write_str("Checker::Regex"),
         }
     }
@@ -453,6 +456,7 @@ impl Checker {
                 .try_search_fwd(&Input::new(haystack).earliest(true))
                 .ok()
                 .map(|m| m.is_some()),
+            Checker::Table(table) => table.is_match(haystack.as_bytes()).ok(),
             Checker::Regex(re) => Some(re.is_match(haystack)),
         }
     }
@@ -720,9 +724,14 @@ impl Matcher {
         src: &str,
         dfa: Option<&'static [u8]>,
     ) -> Option<&'a Checker> {
-        cell.get_or_init(|| match dfa.and_then(load_dfa) {
-            Some(dfa) => Some(Checker::Dfa(Box::new(dfa))),
-            None => compile_one(src).ok().map(Checker::Regex),
+        cell.get_or_init(|| {
+            if let Some(table) = dfa.and_then(Table::new) {
+                return Some(Checker::Table(table));
+            }
+            match dfa.and_then(load_dfa) {
+                Some(dfa) => Some(Checker::Dfa(Box::new(dfa))),
+                None => compile_one(src).ok().map(Checker::Regex),
+            }
         })
         .as_ref()
     }
@@ -963,6 +972,23 @@ fn fingerprint_of(tax: &Taxonomy) -> u64 {
 mod tests {
     use super::*;
 
+    /// Canonical forms for post-checks to look at.
+    const POST_CHECK_HAYSTACKS: &[&str] = &[
+        "",
+        "\x1fls\x1f-la\x1f",
+        "\x1fgit\x1fpush\x1f--force\x1forigin\x1fmain\x1f",
+        "\x1ffind\x1f.\x1f-name\x1fx\x1f-delete\x1f",
+        "\x1ffind\x1f.\x1f-exec\x1frm\x1f{}\x1f;\x1f",
+        "\x1fsed\x1f-i\x1fs/a/b/\x1ff\x1f",
+        "\x1fcurl\x1f-o\x1fout\x1fhttps://x\x1f",
+        "\x1fdocker\x1frun\x1f--privileged\x1f-v\x1f/:/h\x1fimg\x1f",
+        "\x1fkubectl\x1fdelete\x1fpod\x1f--all\x1f",
+        "\x1frm\x1f-r\x1f-f\x1f/\x1f",
+        "\x1fgit\x1fbranch\x1f-D\x1fx\x1f",
+        "\x1fnpm\x1frun\x1fbuild\x1f--\x1f--watch\x1f",
+        "\x1ftar\x1f-xzf\x1fa.tgz\x1f-C\x1f/\x1f",
+    ];
+
     #[test]
     fn every_shipped_dfa_validates() {
         let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no index"));
@@ -971,8 +997,25 @@ mod tests {
         for post in (0..rules).filter_map(|r| index.post(r)) {
             for (src, at) in post.forbid.iter().chain(&post.require) {
                 let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
-                let checked = sparse::DFA::from_bytes(dfa).map(|_| ());
-                assert_eq!(checked.map_err(|e| e.to_string()), Ok(()), "{src}");
+                let checked = match Table::new(dfa) {
+                    Some(table) => table.check().map_err(|_| "damaged table".to_string()),
+                    None => sparse::DFA::from_bytes(dfa)
+                        .map(|_| ())
+                        .map_err(|e| e.to_string()),
+                };
+                assert_eq!(checked, Ok(()), "{src}");
+                // The shipped check says what the regex compiled here says.
+                let shipped = Matcher::checker(&OnceLock::new(), src, Some(dfa))
+                    .and_then(|c| c.is_match(""))
+                    .is_some();
+                assert!(shipped, "{src}");
+                let here = compile_one(src).unwrap_or_else(|e| panic!("{src}: {e}"));
+                for h in POST_CHECK_HAYSTACKS {
+                    let cell = OnceLock::new();
+                    let c = Matcher::checker(&cell, src, Some(dfa));
+                    let got = c.and_then(|c| c.is_match(h));
+                    assert_eq!(got, Some(here.is_match(h)), "{src} on {h:?}");
+                }
                 checks += 1;
             }
         }

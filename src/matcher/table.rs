@@ -176,7 +176,7 @@ impl<'a> Table<'a> {
 
     /// True for a match state.
     #[inline]
-    pub fn is_match(&self, state: u16) -> bool {
+    pub fn is_match_state(&self, state: u16) -> bool {
         state >= self.first_match
     }
 
@@ -215,7 +215,7 @@ impl<'a> Table<'a> {
             for column in 0..self.column_count {
                 self.entry(state, column)?;
             }
-            if self.is_match(state) {
+            if self.is_match_state(state) {
                 self.patterns(state)?.for_each(drop);
             }
         }
@@ -228,11 +228,26 @@ impl<'a> Table<'a> {
         let mut state = self.start;
         for &b in prefix {
             state = self.next(state, b).ok()?;
-            if self.is_match(state) || self.is_dead(state) {
+            if self.is_match_state(state) || self.is_dead(state) {
                 return None;
             }
         }
         Some(state)
+    }
+
+    /// True when some pattern matches somewhere in `haystack` (the table
+    /// of an unanchored DFA): the search stops at the first match state.
+    pub fn is_match(&self, haystack: &[u8]) -> Result<bool, Damaged> {
+        let mut state = self.start;
+        for &b in haystack {
+            state = self.next(state, b)?;
+            if state >= self.first_match {
+                return Ok(true);
+            } else if state == 0 {
+                return Ok(false);
+            }
+        }
+        Ok(self.is_match_state(self.next_eoi(state)?))
     }
 
     /// Calls `found` with every pattern that matches when the DFA, in
@@ -252,7 +267,7 @@ impl<'a> Table<'a> {
             }
         }
         state = self.next_eoi(state)?;
-        if self.is_match(state) {
+        if self.is_match_state(state) {
             self.patterns(state)?.for_each(&mut found);
         }
         Ok(())
