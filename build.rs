@@ -278,7 +278,10 @@ fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
     }
     let mut parts = Vec::new();
     for (i, p) in patterns.iter().enumerate() {
-        let dfa = sparse_dfa(std::slice::from_ref(p), anchored);
+        let one = std::slice::from_ref(p);
+        let dfa = dense_dfa(one, anchored)
+            .and_then(|d| table_dfa(&d, anchored))
+            .unwrap_or_else(|| sparse_dfa(one, anchored));
         if dfa.is_empty() {
             return Vec::new();
         }

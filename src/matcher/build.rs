@@ -85,7 +85,15 @@ impl Rules {
 }
 
 /// A shipped DFA, and the group pattern id its pattern ids count from.
-type Part = (sparse::DFA<&'static [u8]>, usize);
+type Part = (PartDfa, usize);
+
+/// One shipped part: a table, or a sparse DFA (a group's few parts sit in
+/// its boxed searcher: their sizes matter little).
+#[allow(clippy::large_enum_variant)]
+enum PartDfa {
+    Table(Table<'static>),
+    Sparse(sparse::DFA<&'static [u8]>),
+}
 
 /// A group's automaton (boxed by its group, so the variants' sizes matter
 /// little).
@@ -167,7 +175,10 @@ impl PatternGroup {
                     return Ok(None);
                 }
                 if let Some((bytes, anchored)) = self.shipped {
-                    if let Some(table) = load_table(bytes) {
+                    // (A table built from other patterns than the group's,
+                    // which only a damaged binary could hold, is not used.)
+                    let table = load_table(bytes).filter(|t| t.pattern_count() == self.rules.len());
+                    if let Some(table) = table {
                         let after_prefix = table_prefix(&table, anchored, word);
                         return Ok(Some(Box::new(Searcher::Table {
                             table,
@@ -176,7 +187,7 @@ impl PatternGroup {
                     }
                     if let Some(parts) = load_parts(bytes) {
                         let after_prefix = match &parts[..] {
-                            [(dfa, 0)] => state_after_prefix(dfa, anchored, word),
+                            [(PartDfa::Sparse(dfa), 0)] => state_after_prefix(dfa, anchored, word),
                             _ => None,
                         };
                         return Ok(Some(Box::new(Searcher::Shipped {
@@ -291,7 +302,7 @@ impl PatternGroup {
                     };
                     let input = Input::new(haystack).anchored(mode);
                     let found = match (&parts[..], after_prefix) {
-                        ([(dfa, 0)], Some((prefix, sid))) => {
+                        ([(PartDfa::Sparse(dfa), 0)], Some((prefix, sid))) => {
                             match haystack.as_bytes().strip_prefix(prefix.as_slice()) {
                                 Some(rest) => which_matches_from(dfa, *sid, rest, 0, &mut set),
                                 None => search_parts(parts, &input, &mut set),
@@ -825,7 +836,13 @@ fn table_prefix(table: &Table<'static>, anchored: bool, word: Option<&str>) -> (
 fn load_parts(bytes: &'static [u8]) -> Option<Vec<Part>> {
     plan::parts(bytes)?
         .into_iter()
-        .map(|(first, dfa)| Some((load_dfa(dfa)?, first)))
+        .map(|(first, bytes)| {
+            let dfa = match Table::new(bytes) {
+                Some(table) => PartDfa::Table(table),
+                None => PartDfa::Sparse(load_dfa(bytes)?),
+            };
+            Some((dfa, first))
+        })
         .collect()
 }
 
@@ -935,11 +952,30 @@ fn search_parts(
     set: &mut PatternSet,
 ) -> Result<(), regex_automata::MatchError> {
     let config = start::Config::new().anchored(input.get_anchored());
+    // A failure (only a damaged binary could fail) makes the caller compile
+    // the group here.
+    let failed = || regex_automata::MatchError::quit(0, 0);
     for (dfa, first) in parts {
-        let sid = dfa
-            .start_state(&config)
-            .map_err(|_| regex_automata::MatchError::quit(0, 0))?;
-        which_matches_from(dfa, sid, input.haystack(), *first, set)?;
+        match dfa {
+            PartDfa::Sparse(dfa) => {
+                let sid = dfa.start_state(&config).map_err(|_| failed())?;
+                which_matches_from(dfa, sid, input.haystack(), *first, set)?;
+            }
+            PartDfa::Table(table) => {
+                let mut bad = false;
+                let found = table.which_matches_from(table.start(), input.haystack(), |p| {
+                    match regex_automata::PatternID::new(first + p) {
+                        Ok(id) => {
+                            let _ = set.try_insert(id);
+                        }
+                        Err(_) => bad = true,
+                    }
+                });
+                if found.is_err() || bad {
+                    return Err(failed());
+                }
+            }
+        }
     }
     Ok(())
 }

@@ -152,6 +152,11 @@ impl<'a> Table<'a> {
         self.start
     }
 
+    /// How many patterns the table's DFA was built from.
+    pub fn pattern_count(&self) -> usize {
+        self.pattern_count
+    }
+
     fn entry(&self, state: u16, column: usize) -> Result<u16, Damaged> {
         let i = (usize::from(state) * self.column_count + column) * 2;
         let bytes = self.next.get(i..i + 2).ok_or(Damaged)?;
