@@ -94,7 +94,7 @@ pub fn write(
 /// (and the group is compiled at run time) rather than reading out of it.
 #[derive(Clone, Copy, Debug)]
 pub struct Table<'a> {
-    columns: &'a [u8],
+    columns: &'a [u8; 256],
     column_count: usize,
     state_count: usize,
     start: u16,
@@ -124,7 +124,7 @@ impl<'a> Table<'a> {
             return None;
         }
         let next_len = state_count.checked_mul(column_count)?.checked_mul(2)?;
-        let columns = bytes.get(HEADER..HEADER + 256)?;
+        let columns: &[u8; 256] = bytes.get(HEADER..HEADER + 256)?.try_into().ok()?;
         let next_at = HEADER + 256;
         let next = bytes.get(next_at..next_at.checked_add(next_len)?)?;
         let match_at_len = (state_count - first_match + 1) * 4;
