@@ -84,7 +84,8 @@ fn scan_keeps_order_across_worker_tasks() {
     // divide the input end mid-way.
     let input: String = (0..3000).map(|i| format!("ls dir{i}\n")).collect();
     let want: Vec<String> = (0..3000).map(|i| format!("ls dir{i}")).collect();
-    for chunk in ["1", "7", "700"] {
+    // One thread classifies alone; two and three hand tasks to workers.
+    for (chunk, threads) in [("1", "2"), ("7", "2"), ("700", "2"), ("7", "1"), ("7", "3")] {
         let o = toolgate(
             &[
                 "scan",
@@ -93,7 +94,7 @@ fn scan_keeps_order_across_worker_tasks() {
                 "--chunk",
                 chunk,
                 "--threads",
-                "2",
+                threads,
             ],
             Some(&input),
         );
@@ -106,7 +107,7 @@ fn scan_keeps_order_across_worker_tasks() {
                 v["command"].as_str().unwrap_or("").to_string()
             })
             .collect();
-        assert_eq!(commands, want, "--chunk {chunk}");
+        assert_eq!(commands, want, "--chunk {chunk} --threads {threads}");
     }
 }
 

@@ -2,9 +2,10 @@
 //!
 //! Input is streamed: the main thread reads tasks of `--chunk` lines and
 //! writes their records in input order, while the worker threads classify
-//! and render them. At most a few tasks per worker are in flight, and their
-//! buffers are reused, so memory stays bounded and small whatever the
-//! input's length, and no worker waits for a batch to end.
+//! and render them (with `--threads 1`, the main thread does it all). At
+//! most a few tasks per worker are in flight, and their buffers are reused,
+//! so memory stays bounded and small whatever the input's length, and no
+//! worker waits for a batch to end.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -65,7 +66,8 @@ pub struct ScanArgs {
     /// Exit with status 1 when a command reaches this class.
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// Worker threads (default: all cores).
+    /// Threads that classify (default: all cores). With one, the thread
+    /// that reads and writes classifies too, and no other is started.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Lines per worker task.
@@ -510,6 +512,124 @@ const TASKS_PER_THREAD: usize = 4;
 /// input buffer (for reuse); no part when the worker panicked.
 type Done = (u64, Option<Part>, Batch);
 
+/// How a scan shares its input out: tasks of `lines` lines, classified by
+/// the pool's `workers` threads while the main thread reads and writes, or,
+/// with no pool, by the main thread itself.
+struct Tasks<'j, 'c> {
+    job: &'j Job<'c>,
+    lines: usize,
+    workers: usize,
+    progress: Option<&'j ProgressBar>,
+}
+
+impl Tasks<'_, '_> {
+    /// Reads the input into tasks and writes their records in input order.
+    /// At most a few tasks per worker are queued at a time.
+    fn run<'s>(
+        &'s self,
+        scope: Option<&rayon::ScopeFifo<'s>>,
+        source: &mut LineSource,
+        order: &mut InOrder,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        let max_queued = self.workers * TASKS_PER_THREAD;
+        let (mut sent, mut queued, mut input_done) = (0u64, 0usize, false);
+        let answer = |r: Result<Done, mpsc::RecvError>| {
+            r.context("internal: a scan worker stopped without an answer")
+        };
+        loop {
+            while let Ok((number, part, batch)) = done_rx.try_recv() {
+                queued -= 1;
+                order.finish(number, part, batch, self.job, out)?;
+            }
+            if input_done || (scope.is_some() && queued >= max_queued) {
+                if queued == 0 {
+                    return Ok(());
+                }
+                let (number, part, batch) = answer(done_rx.recv())?;
+                queued -= 1;
+                order.finish(number, part, batch, self.job, out)?;
+                continue;
+            }
+            let mut batch = order.spare_batches.pop().unwrap_or_default();
+            source.next_batch(self.lines, &mut batch);
+            if batch.lines.is_empty() {
+                input_done = true;
+                continue;
+            }
+            let buf = order.spare_outs.pop().unwrap_or_default();
+            let number = sent;
+            sent += 1;
+            match scope {
+                Some(scope) => {
+                    let (job, done_tx) = (self.job, done_tx.clone());
+                    scope.spawn_fifo(move |_| {
+                        let part = catch_unwind(AssertUnwindSafe(|| job.run(&batch, buf))).ok();
+                        // The main thread only stops listening on an error
+                        // it is already returning.
+                        let _ = done_tx.send((number, part, batch));
+                    });
+                    queued += 1;
+                }
+                None => {
+                    let part = catch_unwind(AssertUnwindSafe(|| self.job.run(&batch, buf))).ok();
+                    order.finish(number, part, batch, self.job, out)?;
+                }
+            }
+            if let Some(bar) = self.progress {
+                bar.set_position(source.bytes_read);
+            }
+        }
+    }
+}
+
+/// Finished tasks put back in input order: written as soon as every task
+/// before them is, their buffers then kept for the next tasks.
+#[derive(Default)]
+struct InOrder {
+    /// Finished tasks that wait for an earlier one, by number.
+    waiting: BTreeMap<u64, (Part, Batch)>,
+    /// How many tasks are written.
+    written: u64,
+    spare_batches: Vec<Batch>,
+    spare_outs: Vec<Vec<u8>>,
+    summary: Summary,
+}
+
+impl InOrder {
+    fn finish(
+        &mut self,
+        number: u64,
+        part: Option<Part>,
+        batch: Batch,
+        job: &Job<'_>,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        let part = part.context("internal: a scan worker panicked")?;
+        self.waiting.insert(number, (part, batch));
+        while let Some((part, batch)) = self.waiting.remove(&self.written) {
+            if !part.errors.is_empty() {
+                // Locked only while writing: a worker that writes to
+                // standard error (a panic message) must not wait on the
+                // main thread, which waits on it.
+                let mut stderr = io::stderr().lock();
+                for (at, e) in &part.errors {
+                    writeln!(stderr, "toolgate scan: {}", job.bad_line(*at, e))?;
+                }
+            }
+            out.write_all(&part.out)?;
+            self.summary.merge(part.summary);
+            let mut buf = part.out;
+            buf.clear();
+            self.spare_outs.push(buf);
+            self.spare_batches.push(batch);
+            self.written += 1;
+        }
+        Ok(())
+    }
+}
+
 /// Runs `scan`; returns whether `--fail-on` was triggered.
 pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
     let mut inputs: std::collections::VecDeque<Named> = Default::default();
@@ -539,10 +659,22 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
     } else {
         ScanFormat::Jsonl
     });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
+    let threads = match args.threads {
+        Some(n) if n > 0 => n,
+        _ => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+    };
+    // One thread does everything itself: handing tasks to a single worker
+    // cost a wake-up of each thread per task (8% of a one-thread scan).
+    // With more, the main thread reads and writes while the workers
+    // classify. (Letting the main thread classify too when the workers have
+    // enough queued spared those wake-ups, but the threads, never
+    // sleeping, were then left on one core in a run in four.)
+    let pool = if threads > 1 {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+        Some(pool.context("starting worker threads")?)
+    } else {
+        None
+    };
     let progress = (io::stderr().is_terminal() && total_bytes > 4 << 20).then(|| {
         let bar = ProgressBar::new(total_bytes);
         if let Ok(style) =
@@ -565,67 +697,22 @@ pub fn run(classifier: &Classifier, args: ScanArgs, out: &mut dyn Write) -> anyh
         input: args.input,
         format,
     };
-    let task_lines = args.chunk.max(1);
-    let max_in_flight = pool.current_num_threads().max(1) * TASKS_PER_THREAD;
-    let mut summary = Summary::default();
-    pool.in_place_scope_fifo(|scope| -> anyhow::Result<()> {
-        let (done_tx, done_rx) = mpsc::channel::<Done>();
-        // Buffers of written tasks, reused by the next ones.
-        let mut spare_batches: Vec<Batch> = Vec::new();
-        let mut spare_outs: Vec<Vec<u8>> = Vec::new();
-        // Finished tasks that wait for an earlier one, by number.
-        let mut waiting: BTreeMap<u64, (Part, Batch)> = BTreeMap::new();
-        let (mut sent, mut written) = (0u64, 0u64);
-        let mut input_done = false;
-        loop {
-            while !input_done && sent - written < max_in_flight as u64 {
-                let mut batch = spare_batches.pop().unwrap_or_default();
-                source.next_batch(task_lines, &mut batch);
-                if batch.lines.is_empty() {
-                    input_done = true;
-                    break;
-                }
-                let out = spare_outs.pop().unwrap_or_default();
-                let (job, done_tx, number) = (&job, done_tx.clone(), sent);
-                scope.spawn_fifo(move |_| {
-                    let part = catch_unwind(AssertUnwindSafe(|| job.run(&batch, out))).ok();
-                    // The main thread only stops listening on an error it
-                    // is already returning.
-                    let _ = done_tx.send((number, part, batch));
-                });
-                sent += 1;
-            }
-            if written == sent {
-                return Ok(());
-            }
-            let (number, part, batch) = done_rx
-                .recv()
-                .context("internal: a scan worker stopped without an answer")?;
-            let part = part.context("internal: a scan worker panicked")?;
-            waiting.insert(number, (part, batch));
-            while let Some((part, batch)) = waiting.remove(&written) {
-                if !part.errors.is_empty() {
-                    // Locked only while writing: a worker that writes to
-                    // standard error (a panic message) must not wait on the
-                    // main thread, which waits on it.
-                    let mut stderr = io::stderr().lock();
-                    for (at, e) in &part.errors {
-                        writeln!(stderr, "toolgate scan: {}", job.bad_line(*at, e))?;
-                    }
-                }
-                out.write_all(&part.out)?;
-                summary.merge(part.summary);
-                let mut buf = part.out;
-                buf.clear();
-                spare_outs.push(buf);
-                spare_batches.push(batch);
-                written += 1;
-            }
-            if let Some(bar) = &progress {
-                bar.set_position(source.bytes_read);
-            }
+    let tasks = Tasks {
+        job: &job,
+        lines: args.chunk.max(1),
+        workers: pool
+            .as_ref()
+            .map_or(0, rayon::ThreadPool::current_num_threads),
+        progress: progress.as_ref(),
+    };
+    let mut order = InOrder::default();
+    match &pool {
+        Some(pool) => {
+            pool.in_place_scope_fifo(|scope| tasks.run(Some(scope), &mut source, &mut order, out))?
         }
-    })?;
+        None => tasks.run(None, &mut source, &mut order, out)?,
+    }
+    let summary = order.summary;
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
