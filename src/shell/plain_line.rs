@@ -2,10 +2,12 @@
 //! `ls -la /tmp`: seven corpus lines in ten), read without the grammar.
 //!
 //! A line qualifies only when every byte is one a word made of it means
-//! literally, or a blank, and its first word is not one the grammar must
-//! see: a reserved word, an assignment or a comment. Anything else goes to
-//! the full reader, which gives the same result for these lines (a
-//! property test and the corpus tests compare the two).
+//! literally, or a blank, or a later word is wholly in quotes with nothing
+//! in them the shell would expand (`git commit -m "fix it"`), and its first
+//! word is not one the grammar must see: a reserved word, an assignment or
+//! a comment. Anything else goes to the full reader, which gives the same
+//! result for these lines (a property test and the corpus tests compare the
+//! two).
 
 use compact_str::CompactString;
 
@@ -18,6 +20,16 @@ const RESERVED: &[&str] = &[
     "case", "coproc", "do", "done", "elif", "else", "esac", "fi", "for", "function", "if", "in",
     "select", "then", "time", "until", "while",
 ];
+
+/// How many bytes of quoted text precede the closing `quote`, when none of
+/// them is one the shell treats specially there (in double quotes: `$`, a
+/// backquote or a backslash) or a control byte, which the full reader
+/// handles.
+fn quoted_len(rest: &[u8], quote: u8) -> Option<usize> {
+    let len = rest.iter().position(|&b| b == quote)?;
+    let special = |b: u8| b < 0x20 || (quote == b'"' && matches!(b, b'$' | b'`' | b'\\'));
+    (!rest[..len].iter().any(|&b| special(b))).then_some(len)
+}
 
 /// The script of a line of plain words, or `None` when the line needs the
 /// full reader.
@@ -57,6 +69,34 @@ pub(super) fn plain_line_into(text: &str, script: &mut Script) -> bool {
             pos += 1;
         }
         let start = pos;
+        // A whole word in quotes after the first, with nothing in it the
+        // shell would expand or unescape (`git commit -m "fix it"`): its
+        // text is what is between the quotes.
+        // (It starts a word only after a blank: `a"b"` is one word.)
+        let after_blank = pos > 0 && matches!(src[pos - 1], b' ' | b'\t');
+        if let (Some(&quote @ (b'\'' | b'"')), true) =
+            (src.get(pos), after_blank && !words.is_empty())
+        {
+            let Some(len) = quoted_len(&src[pos + 1..], quote) else {
+                break false;
+            };
+            let end = pos + 1 + len + 1;
+            if !matches!(src.get(end), None | Some(b' ' | b'\t')) {
+                break false;
+            }
+            let Some(inner) = text.get(pos + 1..pos + 1 + len) else {
+                break false;
+            };
+            words.push(Word {
+                text: CompactString::new(inner),
+                literal: true,
+                quoted: true,
+                substitution: false,
+                span: start..end,
+            });
+            pos = end;
+            continue;
+        }
         while let Some(&b) = src.get(pos) {
             if !PLAIN_RUN[usize::from(b)] {
                 break;
@@ -119,9 +159,36 @@ mod tests {
         );
         assert!(cmd.words.iter().all(|w| w.literal && !w.quoted));
         assert!(!script.compound);
-        for src in ["ls ~/x:y", "du -h --max-depth=1 .", "echo a#b 50%"] {
+        for src in [
+            "ls ~/x:y",
+            "du -h --max-depth=1 .",
+            "echo a#b 50%",
+            "ls 'a b'",
+            "git commit -m \"fix: it's *done*\" ",
+            "echo '$HOME' \"\" ''",
+        ] {
             assert!(plain_line(src).is_some(), "{src:?}");
         }
+        let script = plain_line("grep -r 'a  b' \"c'd\"").unwrap_or_default();
+        let cmd = &script.commands[0];
+        let words: Vec<(&str, bool)> = cmd
+            .words
+            .iter()
+            .map(|w| (w.text.as_str(), w.quoted))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                ("grep", false),
+                ("-r", false),
+                ("a  b", true),
+                ("c'd", true)
+            ]
+        );
+        assert_eq!(
+            (cmd.words[2].span.clone(), cmd.span.clone()),
+            (8..14, 0..20)
+        );
         for src in [
             "",
             "  ",
@@ -131,7 +198,15 @@ mod tests {
             "fi",
             "ls #comment",
             "ls | wc",
-            "ls 'a b'",
+            "'ls' x",
+            "ls 'a b",
+            "ls 'a b'c",
+            "ls a'b c'",
+            "ls \"a $b\"",
+            "ls \"a\\b\"",
+            "ls \"a`b`\"",
+            "ls 'a\tb'",
+            "ls 'a';",
             "ls $HOME",
             "ls *.rs",
             "ls\nrm x",
@@ -180,6 +255,12 @@ mod tests {
                     "[a-z0-9./:%^~#,=_-]{1,6}",
                     "(if|then|fi|for|in|do|done|time|coproc|function|case|esac|while)",
                     "[A-Z_]{1,3}=[a-z]{0,3}",
+                    // Quoted words, plain or not, whole or joined to more.
+                    "'[a-z $*\"`\\\\\t]{0,4}'",
+                    "\"[a-z $*'`\\\\\t]{0,4}\"",
+                    "'[a-z]{0,2}'[a-z\"]{0,2}",
+                    "[a-z]{1,2}\"[a-z ]{0,2}\"",
+                    "\"[a-zé ]{0,3}",
                 ],
                 0..6,
             ),
