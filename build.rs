@@ -33,9 +33,10 @@ mod schema;
 #[path = "src/matcher/table.rs"]
 mod table;
 
-/// A group whose DFA would be bigger than this is left to be compiled on
-/// first use: the binary stays small and a rare command pays.
-const MAX_SHIPPED_DFA: usize = 256 << 10;
+/// A group whose dense DFA would be bigger than this while it is built is
+/// shipped in parts, or left to be compiled on first use: the binary stays
+/// small and a rare command pays.
+const MAX_DENSE_DFA: usize = 1 << 20;
 
 fn main() {
     println!("cargo:rerun-if-changed=taxonomy");
@@ -134,10 +135,10 @@ fn main() {
     let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
 }
 
-/// Compiles every group of the embedded taxonomy into a DFA (a table where
-/// it fits, else a sparse DFA; post-checks as sparse DFAs), in the form the
-/// run-time matcher loads without compiling (see `src/matcher/plan.rs`):
-/// the index, and the DFAs it points into.
+/// Compiles every group of the embedded taxonomy, and every post-check, into
+/// a DFA written out as a table (see `src/matcher/table.rs`), in the form
+/// the run-time matcher loads without compiling (see `src/matcher/plan.rs`):
+/// the index, and the tables it points into.
 fn ship_automata(
     rule_files: &[(String, schema::RuleFile)],
     commands: Option<&schema::CommandsFile>,
@@ -192,15 +193,11 @@ fn ship_automata(
             .unwrap_or_default();
         built.push((anchored, dfas.append(dfa)));
     }
-    // Post-check regexes: a yes/no DFA each, in the same blob.
-    // Post-check regexes: a yes/no DFA each (a table where it fits), in the
-    // same blob.
+    // Post-check regexes: a yes/no table each, in the same blob (none: the
+    // check is compiled at run time).
     let mut check_dfa = |pattern: &str| {
-        let patterns = [pattern.to_string()];
-        let dfa = dense_dfa(&patterns, false)
-            .and_then(|d| table_dfa(&d, false))
-            .unwrap_or_else(|| sparse_dfa(&patterns, false));
-        dfas.append(dfa)
+        let table = table_of(&[pattern.to_string()], false).unwrap_or_default();
+        dfas.append(table)
     };
     let posts: Vec<Option<plan::FlatPost>> = compiled
         .iter()
@@ -264,49 +261,31 @@ impl Blob {
     }
 }
 
-/// A group's patterns as shipped parts (see `plan::parts`): one DFA for the
-/// whole group, or, when that is too big, one per pattern; empty when even
-/// that fails and the group is compiled at run time.
+/// A group's patterns as shipped parts (see `plan::parts`): one table for
+/// the whole group, or, when that is too big, one per pattern; empty when
+/// even that fails and the group is compiled at run time.
 fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
-    // As a table when it fits (searched fastest), else as a sparse DFA.
-    if let Some(table) = dense_dfa(patterns, anchored).and_then(|d| table_dfa(&d, anchored)) {
+    if let Some(table) = table_of(patterns, anchored) {
         return plan::write_parts([(0, table)]);
-    }
-    let whole = sparse_dfa(patterns, anchored);
-    if !whole.is_empty() {
-        return plan::write_parts([(0, whole)]);
     }
     let mut parts = Vec::new();
     for (i, p) in patterns.iter().enumerate() {
-        let one = std::slice::from_ref(p);
-        let dfa = dense_dfa(one, anchored)
-            .and_then(|d| table_dfa(&d, anchored))
-            .unwrap_or_else(|| sparse_dfa(one, anchored));
-        if dfa.is_empty() {
+        let Some(table) = table_of(std::slice::from_ref(p), anchored) else {
             return Vec::new();
-        }
-        parts.push((i, dfa));
+        };
+        parts.push((i, table));
     }
     plan::write_parts(parts)
 }
 
-/// Patterns as one serialised sparse DFA, with the settings of the run-time
-/// lazy DFA (`src/matcher/compile.rs`); empty when it cannot be built or is
-/// too big to ship.
-fn sparse_dfa(patterns: &[String], anchored: bool) -> Vec<u8> {
-    // A group that cannot be built (or is too big) is compiled at run time.
-    let Some(sparse) = dense_dfa(patterns, anchored).and_then(|d| d.to_sparse().ok()) else {
-        return Vec::new();
-    };
-    let bytes = sparse.to_bytes_little_endian();
-    if bytes.len() > MAX_SHIPPED_DFA {
-        return Vec::new();
-    }
-    bytes
+/// Patterns as a table (see `table_dfa`); `None` when their DFA cannot be
+/// built or its table would be too big.
+fn table_of(patterns: &[String], anchored: bool) -> Option<Vec<u8>> {
+    dense_dfa(patterns, anchored).and_then(|d| table_dfa(&d, anchored))
 }
 
 /// The largest table shipped (see `src/matcher/table.rs`); a bigger group
-/// ships as a sparse DFA.
+/// ships in parts, or is compiled at run time.
 const MAX_SHIPPED_TABLE: usize = 1 << 20;
 
 /// A DFA as a table of 16-bit next states by byte class, built by walking
@@ -430,7 +409,7 @@ fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>
                 // lines touched per search (6.7 MB of DFAs become 4.9 MB).
                 .minimize(true)
                 .start_kind(start)
-                .dfa_size_limit(Some(4 * MAX_SHIPPED_DFA))
+                .dfa_size_limit(Some(MAX_DENSE_DFA))
                 .determinize_size_limit(Some(16 << 20)),
         )
         .build_many(patterns);

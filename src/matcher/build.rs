@@ -2,8 +2,8 @@
 //!
 //! Entries are grouped by command word (see [`super::plan`]). For the
 //! embedded taxonomy, `build.rs` compiled each group into a DFA that is
-//! used straight from the binary (a [`super::table`] of next states where
-//! it fits, else one or more sparse DFAs); any other taxonomy (and a group
+//! used straight from the binary (a [`super::table`] of next states, or one
+//! per part of a group too big for one); any other taxonomy (and a group
 //! too big to ship) is compiled into a lazy DFA the first time a command
 //! with that word is seen. A hook process thus compiles nothing for most commands, and a
 //! bulk scan compiles each remaining group once for millions of lines.
@@ -12,15 +12,13 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::OnceLock;
 
-use regex_automata::dfa::{sparse, Automaton};
 use regex_automata::meta::Regex;
-use regex_automata::util::{primitives::StateID, start};
-use regex_automata::{Anchored, Input, PatternSet};
+use regex_automata::PatternSet;
 use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
 use super::plan::{self, Family, FlatGroup, FlatIndex};
-use super::table::Table;
+use super::table::{Damaged, Table};
 use crate::error::TaxonomyError;
 use crate::gate::glob_match;
 use crate::label::Class;
@@ -84,38 +82,21 @@ impl Rules {
     }
 }
 
-/// A shipped DFA, and the group pattern id its pattern ids count from.
-type Part = (PartDfa, usize);
-
-/// One shipped part: a table, or a sparse DFA (a group's few parts sit in
-/// its boxed searcher: their sizes matter little).
-#[allow(clippy::large_enum_variant)]
-enum PartDfa {
-    Table(Table<'static>),
-    Sparse(sparse::DFA<&'static [u8]>),
-}
+/// A shipped table, and the group pattern id its pattern ids count from.
+type Part = (Table<'static>, usize);
 
 /// A group's automaton (boxed by its group, so the variants' sizes matter
 /// little).
-#[allow(clippy::large_enum_variant)]
 enum Searcher {
-    /// Compiled at build time, used from the binary: one DFA, or one per
-    /// part of the group, each with the id of its first pattern.
+    /// Compiled at build time into tables (see [`super::table`]), used from
+    /// the binary: one, or one per part of a group too big for one, each
+    /// with the id of its first pattern. For a group of one table, the
+    /// prefix every pattern starts with (the command word framed by
+    /// separators, or nothing) and the state after it: a haystack that
+    /// starts with the prefix is searched from there on.
     Shipped {
         parts: Vec<Part>,
-        anchored: bool,
-        /// For a one-part group: where its searches start. The prefix
-        /// every pattern starts with (the command word framed by
-        /// separators, or nothing) and the DFA's state after it: a haystack
-        /// that starts with the prefix is searched from there on.
-        after_prefix: Option<(Vec<u8>, StateID)>,
-    },
-    /// Compiled at build time into a table (see [`table`]), used from the
-    /// binary; with the prefix every pattern starts with (the command word
-    /// framed by separators, or nothing) and the state after it.
-    Table {
-        table: Table<'static>,
-        after_prefix: (Vec<u8>, u16),
+        after_prefix: Option<(Vec<u8>, u16)>,
     },
     /// Compiled here.
     Lazy(MultiPattern),
@@ -124,14 +105,7 @@ enum Searcher {
 impl std::fmt::Debug for Searcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Searcher::Shipped {
-                parts, anchored, ..
-            } => {
-                write!(f, "Shipped(parts: {}, anchored: {anchored})", parts.len())
-            }
-            Searcher::Table { after_prefix, .. } => {
-                write!(f, "Table(prefix: {} bytes)", after_prefix.0.len())
-            }
+            Searcher::Shipped { parts, .. } => write!(f, "Shipped(parts: {})", parts.len()),
             Searcher::Lazy(m) => write!(f, "Lazy({m:?})"),
         }
     }
@@ -175,24 +149,13 @@ impl PatternGroup {
                     return Ok(None);
                 }
                 if let Some((bytes, anchored)) = self.shipped {
-                    // (A table built from other patterns than the group's,
-                    // which only a damaged binary could hold, is not used.)
-                    let table = load_table(bytes).filter(|t| t.pattern_count() == self.rules.len());
-                    if let Some(table) = table {
-                        let after_prefix = table_prefix(&table, anchored, word);
-                        return Ok(Some(Box::new(Searcher::Table {
-                            table,
-                            after_prefix,
-                        })));
-                    }
-                    if let Some(parts) = load_parts(bytes) {
+                    if let Some(parts) = load_parts(bytes, self.rules.len()) {
                         let after_prefix = match &parts[..] {
-                            [(PartDfa::Sparse(dfa), 0)] => state_after_prefix(dfa, anchored, word),
+                            [(table, 0)] => Some(table_prefix(table, anchored, word)),
                             _ => None,
                         };
                         return Ok(Some(Box::new(Searcher::Shipped {
                             parts,
-                            anchored,
                             after_prefix,
                         })));
                     }
@@ -265,54 +228,24 @@ impl PatternGroup {
             set.clear();
             match searcher {
                 Searcher::Lazy(m) => m.which_matches(haystack, &mut set),
-                Searcher::Table {
-                    table,
-                    after_prefix: (prefix, state),
-                } => {
-                    let (state, rest) = match haystack.as_bytes().strip_prefix(prefix.as_slice()) {
-                        Some(rest) => (*state, rest),
-                        None => (table.start(), haystack.as_bytes()),
-                    };
-                    let found = table.which_matches_from(state, rest, |p| {
-                        if let Ok(p) = regex_automata::PatternID::new(p) {
-                            let _ = set.try_insert(p);
-                        }
-                    });
-                    if found.is_err() {
-                        // Only a damaged binary gets here: compile the group.
-                        set.clear();
-                        let fallback = self
-                            .fallback
-                            .get_or_init(|| self.compile(tax, word).map(Box::new));
-                        match fallback {
-                            Ok(m) => m.which_matches(haystack, &mut set),
-                            Err(e) => return Err(e.clone()),
-                        }
-                    }
-                }
                 Searcher::Shipped {
                     parts,
-                    anchored,
                     after_prefix,
                 } => {
-                    let mode = if *anchored {
-                        Anchored::Yes
-                    } else {
-                        Anchored::No
-                    };
-                    let input = Input::new(haystack).anchored(mode);
-                    let found = match (&parts[..], after_prefix) {
-                        ([(PartDfa::Sparse(dfa), 0)], Some((prefix, sid))) => {
-                            match haystack.as_bytes().strip_prefix(prefix.as_slice()) {
-                                Some(rest) => which_matches_from(dfa, *sid, rest, 0, &mut set),
-                                None => search_parts(parts, &input, &mut set),
-                            }
+                    let bytes = haystack.as_bytes();
+                    let from_prefix = after_prefix.as_ref().and_then(|(prefix, state)| {
+                        Some((*state, bytes.strip_prefix(prefix.as_slice())?))
+                    });
+                    let found = match (&parts[..], from_prefix) {
+                        ([(table, 0)], Some((state, rest))) => {
+                            search_table(table, state, rest, 0, &mut set)
                         }
-                        _ => search_parts(parts, &input, &mut set),
+                        _ => parts.iter().try_for_each(|(table, first)| {
+                            search_table(table, table.start(), bytes, *first, &mut set)
+                        }),
                     };
                     if found.is_err() {
-                        // A shipped DFA has no quit bytes and cannot give
-                        // up; should one fail anyway, compile the group.
+                        // Only a damaged binary gets here: compile the group.
                         set.clear();
                         let fallback = self
                             .fallback
@@ -439,9 +372,6 @@ type Slot = (&'static str, Box<PatternGroup>);
 
 /// A yes/no check over a canonical form.
 enum Checker {
-    /// Shipped with the binary (boxed: most rules' cells stay empty, and
-    /// an unboxed DFA would make each several hundred bytes).
-    Dfa(Box<sparse::DFA<&'static [u8]>>),
     /// Shipped with the binary as a table.
     Table(Table<'static>),
     /// Compiled here.
@@ -451,7 +381,6 @@ enum Checker {
 impl std::fmt::Debug for Checker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Checker::Dfa(_) => f.write_str("Checker::Dfa"),
             Checker::Table(_) => f.write_str("Checker::Table"),
             Checker::Regex(_) => f.write_str("Checker::Regex"),
         }
@@ -463,10 +392,6 @@ impl Checker {
     /// failed (a shipped DFA never gives up; this is only for safety).
     fn is_match(&self, haystack: &str) -> Option<bool> {
         match self {
-            Checker::Dfa(dfa) => dfa
-                .try_search_fwd(&Input::new(haystack).earliest(true))
-                .ok()
-                .map(|m| m.is_some()),
             Checker::Table(table) => table.is_match(haystack.as_bytes()).ok(),
             Checker::Regex(re) => Some(re.is_match(haystack)),
         }
@@ -735,14 +660,9 @@ impl Matcher {
         src: &str,
         dfa: Option<&'static [u8]>,
     ) -> Option<&'a Checker> {
-        cell.get_or_init(|| {
-            if let Some(table) = dfa.and_then(Table::new) {
-                return Some(Checker::Table(table));
-            }
-            match dfa.and_then(load_dfa) {
-                Some(dfa) => Some(Checker::Dfa(Box::new(dfa))),
-                None => compile_one(src).ok().map(Checker::Regex),
-            }
+        cell.get_or_init(|| match dfa.and_then(Table::new) {
+            Some(table) => Some(Checker::Table(table)),
+            None => compile_one(src).ok().map(Checker::Regex),
         })
         .as_ref()
     }
@@ -808,15 +728,7 @@ impl Matcher {
     }
 }
 
-/// A shipped group's table, when it shipped as one.
-fn load_table(bytes: &'static [u8]) -> Option<Table<'static>> {
-    match plan::parts(bytes)?.as_slice() {
-        [(0, part)] => Table::new(part),
-        _ => None,
-    }
-}
-
-/// Where a table's searches start (see `Searcher::Table`): after the
+/// Where a table's searches start (see `Searcher::Shipped`): after the
 /// separator-framed command `word` when the group is anchored and its
 /// patterns all start with it; else at the start, with no prefix.
 fn table_prefix(table: &Table<'static>, anchored: bool, word: Option<&str>) -> (Vec<u8>, u16) {
@@ -832,152 +744,42 @@ fn table_prefix(table: &Table<'static>, anchored: bool, word: Option<&str>) -> (
     (Vec::new(), table.start())
 }
 
-/// A shipped group's DFAs, ready to search.
-fn load_parts(bytes: &'static [u8]) -> Option<Vec<Part>> {
+/// A shipped group's tables, ready to search; `None` unless every part is
+/// a table whose pattern ids, counted from its first, fall in the group's
+/// `patterns` (only a damaged binary could hold anything else: the group is
+/// then compiled here).
+fn load_parts(bytes: &'static [u8], patterns: usize) -> Option<Vec<Part>> {
     plan::parts(bytes)?
         .into_iter()
         .map(|(first, bytes)| {
-            let dfa = match Table::new(bytes) {
-                Some(table) => PartDfa::Table(table),
-                None => PartDfa::Sparse(load_dfa(bytes)?),
-            };
-            Some((dfa, first))
+            let table = Table::new(bytes)?;
+            (first.checked_add(table.pattern_count())? <= patterns).then_some((table, first))
         })
         .collect()
 }
 
-/// One shipped DFA, used in place.
-fn load_dfa(bytes: &'static [u8]) -> Option<sparse::DFA<&'static [u8]>> {
-    // SAFETY: `bytes` is a sparse DFA that `build.rs` wrote with
-    // `to_bytes_little_endian` for a little-endian target (it ships none
-    // otherwise), using the one regex-automata that Cargo.lock pins for the
-    // build script and this crate alike, and the binary embeds it unchanged.
-    // The checked constructor would re-validate every transition, which
-    // costs a hook process more than the search; the test suite runs it on
-    // every shipped DFA (`every_shipped_dfa_validates`).
-    let (dfa, _) = unsafe { sparse::DFA::from_bytes_unchecked(bytes) }.ok()?;
-    Some(dfa)
-}
-
-/// Where a DFA's searches start (see `Searcher::Shipped`): after the
-/// separator-framed command `word` when the DFA is anchored and reading it
-/// passes no match, dead or quit state (every pattern of a word's group
-/// starts so); else at the start state, with no prefix.
-fn state_after_prefix(
-    dfa: &sparse::DFA<&'static [u8]>,
-    anchored: bool,
-    word: Option<&str>,
-) -> Option<(Vec<u8>, StateID)> {
-    let mode = if anchored {
-        Anchored::Yes
-    } else {
-        Anchored::No
-    };
-    let start = dfa.start_state(&start::Config::new().anchored(mode)).ok()?;
-    let Some(word) = word.filter(|_| anchored) else {
-        return Some((Vec::new(), start));
-    };
-    let mut prefix = Vec::with_capacity(word.len() + 2);
-    prefix.push(0x1f);
-    prefix.extend_from_slice(word.as_bytes());
-    prefix.push(0x1f);
-    let mut sid = start;
-    for &b in &prefix {
-        sid = dfa.next_state(sid, b);
-        if dfa.is_match_state(sid) || dfa.is_dead_state(sid) || dfa.is_quit_state(sid) {
-            return Some((Vec::new(), start));
-        }
-    }
-    Some((prefix, sid))
-}
-
-/// Adds to `set` every pattern matching when the DFA, in state `sid`, reads
-/// `rest` and then the end of the input: what an overlapping search from
-/// the start finds, since nothing matched before `sid` (see
-/// [`state_after_prefix`]). One pass, where the overlapping search returns
-/// at each match and resumes.
-fn which_matches_from(
-    dfa: &sparse::DFA<&'static [u8]>,
-    mut sid: StateID,
+/// Adds to `set` every pattern of `table` (its ids moved up by `first`)
+/// that matches when the table, in `state`, reads `rest` and then the end
+/// of the input.
+fn search_table(
+    table: &Table<'static>,
+    state: u16,
     rest: &[u8],
     first: usize,
     set: &mut PatternSet,
-) -> Result<(), regex_automata::MatchError> {
-    // A part's pattern ids count from its first pattern's id in the group
-    // (an id out of range, which only a damaged binary could hold, fails
-    // the search, and the group is compiled here instead).
-    let add = |sid: StateID, set: &mut PatternSet| {
-        for i in 0..dfa.match_len(sid) {
-            let id = first + dfa.match_pattern(sid, i).as_usize();
-            let id = regex_automata::PatternID::new(id)
-                .map_err(|_| regex_automata::MatchError::quit(0, 0))?;
-            let _ = set.try_insert(id);
+) -> Result<(), Damaged> {
+    let mut outside = false;
+    table.which_matches_from(state, rest, |p| {
+        match regex_automata::PatternID::new(first + p).map(|id| set.try_insert(id)) {
+            Ok(Ok(_)) => {}
+            _ => outside = true,
         }
+    })?;
+    if outside {
+        Err(Damaged)
+    } else {
         Ok(())
-    };
-    let mut at = 0;
-    while let Some(&b) = rest.get(at) {
-        sid = dfa.next_state(sid, b);
-        at += 1;
-        if dfa.is_special_state(sid) {
-            if dfa.is_match_state(sid) {
-                add(sid, set)?;
-            } else if dfa.is_dead_state(sid) {
-                return Ok(());
-            } else if dfa.is_quit_state(sid) {
-                return Err(regex_automata::MatchError::quit(b, at - 1));
-            }
-            // A state that only a few bytes leave (`[^\x1f]*`): skip to the
-            // next of them, the state staying as it is until then.
-            if dfa.is_accel_state(sid) {
-                let needles = dfa.accelerator(sid);
-                at += rest[at..]
-                    .iter()
-                    .position(|c| needles.contains(c))
-                    .unwrap_or(rest.len() - at);
-            }
-        }
     }
-    sid = dfa.next_eoi_state(sid);
-    if dfa.is_match_state(sid) {
-        add(sid, set)?;
-    }
-    Ok(())
-}
-
-/// Searches each part, adding its matches to `set` by group pattern id.
-fn search_parts(
-    parts: &[Part],
-    input: &Input<'_>,
-    set: &mut PatternSet,
-) -> Result<(), regex_automata::MatchError> {
-    let config = start::Config::new().anchored(input.get_anchored());
-    // A failure (only a damaged binary could fail) makes the caller compile
-    // the group here.
-    let failed = || regex_automata::MatchError::quit(0, 0);
-    for (dfa, first) in parts {
-        match dfa {
-            PartDfa::Sparse(dfa) => {
-                let sid = dfa.start_state(&config).map_err(|_| failed())?;
-                which_matches_from(dfa, sid, input.haystack(), *first, set)?;
-            }
-            PartDfa::Table(table) => {
-                let mut bad = false;
-                let found = table.which_matches_from(table.start(), input.haystack(), |p| {
-                    match regex_automata::PatternID::new(first + p) {
-                        Ok(id) => {
-                            let _ = set.try_insert(id);
-                        }
-                        Err(_) => bad = true,
-                    }
-                });
-                if found.is_err() || bad {
-                    return Err(failed());
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The shipped index, when it was built for this very taxonomy: the same
@@ -1033,13 +835,8 @@ mod tests {
         for post in (0..rules).filter_map(|r| index.post(r)) {
             for (src, at) in post.forbid.iter().chain(&post.require) {
                 let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
-                let checked = match Table::new(dfa) {
-                    Some(table) => table.check().map_err(|_| "damaged table".to_string()),
-                    None => sparse::DFA::from_bytes(dfa)
-                        .map(|_| ())
-                        .map_err(|e| e.to_string()),
-                };
-                assert_eq!(checked, Ok(()), "{src}");
+                let checked = Table::new(dfa).map(|t| t.check());
+                assert_eq!(checked, Some(Ok(())), "{src}");
                 // The shipped check says what the regex compiled here says.
                 let shipped = Matcher::checker(&OnceLock::new(), src, Some(dfa))
                     .and_then(|c| c.is_match(""))
@@ -1056,8 +853,8 @@ mod tests {
             }
         }
         assert!(checks > 50, "{checks}");
-        // Every group ships (as one DFA or, if that is too big, in parts),
-        // and the index finds each under its own key.
+        // Every group ships (as one table or, if that is too big, in
+        // parts), and the index finds each under its own key.
         assert!(index.group_count() > 500, "{}", index.group_count());
         for i in 0..index.group_count() {
             let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
@@ -1067,13 +864,8 @@ mod tests {
             let parts = plan::parts(bytes).unwrap_or_default();
             assert!(!parts.is_empty(), "group {:?} {:?}", g.family, g.word);
             for (_, dfa) in parts {
-                let checked = match Table::new(dfa) {
-                    Some(table) => table.check().map_err(|_| "damaged table".to_string()),
-                    None => sparse::DFA::from_bytes(dfa)
-                        .map(|_| ())
-                        .map_err(|e| e.to_string()),
-                };
-                assert_eq!(checked, Ok(()), "group {:?} {:?}", g.family, g.word);
+                let checked = Table::new(dfa).map(|t| t.check());
+                assert_eq!(checked, Some(Ok(())), "group {:?} {:?}", g.family, g.word);
             }
         }
         assert_eq!(
@@ -1088,8 +880,8 @@ mod tests {
         );
     }
 
-    /// Every shipped group, searched as shipped (a table, a sparse DFA or
-    /// DFAs in parts, from the state after its prefix where it has one),
+    /// Every shipped group, searched as shipped (a table or tables in
+    /// parts, from the state after its prefix where it has one),
     /// finds what its patterns compiled here find, over haystacks made of
     /// its word and tokens that patterns look for (or not).
     #[test]
@@ -1110,11 +902,11 @@ mod tests {
             let here = PatternGroup::new("here", Rules::Shipped(g.rules), None);
             let compiled = here.compile(&tax, word).unwrap_or_else(|e| panic!("{e}"));
             match shipped.searcher(&tax, word) {
-                Ok(Some(Searcher::Table { after_prefix, .. })) => {
+                Ok(Some(Searcher::Shipped { after_prefix, .. })) => {
                     tables += 1;
-                    prefixed += usize::from(!after_prefix.0.is_empty());
+                    prefixed +=
+                        usize::from(after_prefix.as_ref().is_some_and(|(p, _)| !p.is_empty()));
                 }
-                Ok(Some(Searcher::Shipped { .. })) => {}
                 other => panic!("group {:?} {:?} did not ship: {other:?}", g.family, g.word),
             }
             let mut haystacks: Vec<String> = vec![

@@ -140,10 +140,9 @@ fn fnv1a(mut h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
 }
 
 /// Writes a group's DFAs: each part is the id of its first pattern and its
-/// length (both little-endian `u32`) and then a DFA whose pattern ids count
-/// from that first one: a table (see `super::table`, which starts with its
-/// own magic), or a sparse DFA (`to_bytes_little_endian`). A group ships as
-/// one part unless its DFA would be too big.
+/// length (both little-endian `u32`) and then a table (see `super::table`)
+/// whose pattern ids count from that first one. A group ships as one part
+/// unless its DFA would be too big.
 #[allow(dead_code)] // only build.rs writes them
 pub fn write_parts(parts: impl IntoIterator<Item = (usize, Vec<u8>)>) -> Vec<u8> {
     let mut out = Vec::new();
