@@ -1,12 +1,12 @@
 //! A shipped group's DFA as a table: one 16-bit next state per state and
 //! byte class, read in place.
 //!
-//! regex-automata's sparse DFAs keep each state's transitions as byte
-//! ranges, searched one by one, and decode the state's layout on every
-//! byte: most of a scan's matching time went there. `build.rs` therefore
-//! writes each group's DFA out as this table as well (from the dense DFA it
-//! built, through regex-automata's public API), and a search reads one
-//! entry per byte.
+//! regex-automata's sparse DFAs, which the binary used to carry, keep each
+//! state's transitions as byte ranges, searched one by one, and decode the
+//! state's layout on every byte: most of a scan's matching time went there.
+//! `build.rs` therefore writes each group's DFA (and each post-check's) out
+//! as this table instead, from the dense DFA it built, through
+//! regex-automata's public API; a search reads one entry per byte.
 //!
 //! Standalone (no crate imports) because `build.rs` includes it to write
 //! tables. Layout, integers little-endian:
