@@ -8,8 +8,9 @@
 //! as this table instead, from the dense DFA it built, through
 //! regex-automata's public API; a search reads one entry per byte.
 //!
-//! Standalone (no crate imports) because `build.rs` includes it to write
-//! tables. Layout, integers little-endian:
+//! `build.rs` includes this file to write tables; like `plan`, it names its
+//! sibling `schema` for the packed forms' one writer and reader of `u32`s.
+//! Layout, integers little-endian:
 //!
 //! * [`MAGIC`] (8 bytes), then five `u32`: columns (byte classes and the
 //!   end of input), states, the start state, the first match state, and the
@@ -26,16 +27,12 @@
 //! state after a byte (or at the end of the input) means its patterns
 //! matched before it.
 
-/// The first bytes of a table (a sparse DFA starts with regex-automata's
-/// own label instead).
+use super::schema::{le_u32, push_words, u32_of};
+
+/// The first bytes of a table.
 pub const MAGIC: &[u8; 8] = b"tgtable1";
 
 const HEADER: usize = 8 + 5 * 4;
-
-fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    let word = bytes.get(at..at.checked_add(4)?)?;
-    Some(u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
-}
 
 /// One state as `build.rs` writes it: its next states by column, and the
 /// patterns it matches (empty for a state that is not a match state).
@@ -57,18 +54,16 @@ pub fn write(
     pattern_count: usize,
     states: &[WrittenState],
 ) -> Vec<u8> {
-    let u = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
     let mut out = Vec::with_capacity(HEADER + 256 + states.len() * column_count * 2);
     out.extend_from_slice(MAGIC);
-    for n in [
+    let header = [
         column_count,
         states.len(),
         start,
         first_match,
         pattern_count,
-    ] {
-        out.extend_from_slice(&u(n));
-    }
+    ];
+    push_words(&mut out, &header.map(u32_of));
     out.extend_from_slice(columns);
     for s in states {
         for next in &s.next {
@@ -77,14 +72,12 @@ pub fn write(
     }
     let mut at = 0;
     for s in &states[first_match..] {
-        out.extend_from_slice(&u(at));
+        push_words(&mut out, &[u32_of(at)]);
         at += s.patterns.len();
     }
-    out.extend_from_slice(&u(at));
+    push_words(&mut out, &[u32_of(at)]);
     for s in &states[first_match..] {
-        for p in &s.patterns {
-            out.extend_from_slice(&p.to_le_bytes());
-        }
+        push_words(&mut out, &s.patterns);
     }
     out
 }
@@ -246,9 +239,9 @@ impl<'a> Table<'a> {
         let mut state = self.start;
         for &b in haystack {
             state = self.next(state, b)?;
-            if state >= self.first_match {
+            if self.is_match_state(state) {
                 return Ok(true);
-            } else if state == 0 {
+            } else if self.is_dead(state) {
                 return Ok(false);
             }
         }
@@ -265,9 +258,9 @@ impl<'a> Table<'a> {
     ) -> Result<(), Damaged> {
         for &b in rest {
             state = self.next(state, b)?;
-            if state >= self.first_match {
+            if self.is_match_state(state) {
                 self.patterns(state)?.for_each(&mut found);
-            } else if state == 0 {
+            } else if self.is_dead(state) {
                 return Ok(());
             }
         }
