@@ -224,10 +224,9 @@ const RUNNER_WORDS: RunnerFilter = RunnerFilter([0; 16])
 /// interpreter at all.
 pub fn is_interpreter(name: &str) -> bool {
     INTERPRETERS.iter().any(|(names, _)| names.contains(&name))
-        || matches!(
-            name,
-            "awk" | "gawk" | "mawk" | "nawk" | "pwsh" | "powershell" | "cmd"
-        )
+        || AWKS.contains(&name)
+        || POWERSHELLS.contains(&name)
+        || name == "cmd"
         || name.starts_with("python")
 }
 
