@@ -322,12 +322,17 @@ impl<'c, 's> Walk<'c, 's> {
         }
     }
 
-    /// Records why the command cannot be safe. A handful of distinct reasons
+    /// Whether a new reason would be kept. A handful of distinct reasons
     /// say enough; more would only make long inputs slow.
-    fn refuse_safe(&mut self, why: impl Into<Cow<'static, str>>) {
+    fn keeps_reasons(&self) -> bool {
         const MAX_REASONS: usize = 8;
+        self.reasons && self.not_safe.len() < MAX_REASONS
+    }
+
+    /// Records why the command cannot be safe.
+    fn refuse_safe(&mut self, why: impl Into<Cow<'static, str>>) {
         self.refused = true;
-        if !self.reasons || self.not_safe.len() >= MAX_REASONS {
+        if !self.keeps_reasons() {
             return;
         }
         let why = why.into();
@@ -340,7 +345,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// be kept.
     fn refuse_safe_with(&mut self, why: impl FnOnce() -> String) {
         self.refused = true;
-        if self.reasons && self.not_safe.len() < 8 {
+        if self.keeps_reasons() {
             self.refuse_safe(why());
         }
     }
