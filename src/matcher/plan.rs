@@ -188,9 +188,12 @@ pub struct FlatIndex<'a> {
     posts: usize,
 }
 
-/// Words in the header: seven counts and checks, then a filter of the
-/// command words of each family (see [`word_filter_bit`]).
-pub const HEADER: usize = 7 + 3 * FILTER_WORDS;
+/// Words in the header: seven counts and checks, then, from word
+/// [`FILTERS_AT`], a filter of the command words of each family (see
+/// [`word_filter_bit`]).
+pub const HEADER: usize = FILTERS_AT + 3 * FILTER_WORDS;
+/// Where in the header the families' filters start.
+const FILTERS_AT: usize = 7;
 /// Words of one family's filter: 1024 bits.
 pub const FILTER_WORDS: usize = 32;
 /// Words per group: special, family (255: none), anchored, word (offset,
@@ -317,6 +320,7 @@ pub fn write_index(
         fingerprint as u32,
         (fingerprint >> 32) as u32,
     ]);
+    debug_assert_eq!(head.len(), FILTERS_AT);
     let mut filters = [0u32; 3 * FILTER_WORDS];
     for g in groups {
         if let (SPECIAL_WORD, Some(family)) = (g.special, g.family) {
@@ -462,7 +466,7 @@ impl<'a> FlatIndex<'a> {
     pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
         if let (SPECIAL_WORD, Some(f)) = (special, family) {
             let bit = word_filter_bit(word);
-            let filter = self.word(7 + f as usize * FILTER_WORDS + bit / 32)?;
+            let filter = self.word(FILTERS_AT + f as usize * FILTER_WORDS + bit / 32)?;
             if filter & (1 << (bit % 32)) == 0 {
                 return None;
             }
