@@ -195,7 +195,7 @@ fn ship_automata(
     }
     // Post-check regexes: a yes/no table each, in the same blob (none: the
     // check is compiled at run time).
-    let mut check_dfa = |pattern: &str| {
+    let mut check_table = |pattern: &str| {
         let table = table_of(&[pattern.to_string()], false).unwrap_or_default();
         dfas.append(table)
     };
@@ -203,8 +203,8 @@ fn ship_automata(
         .iter()
         .map(|c| {
             c.as_ref().map(|c| plan::FlatPost {
-                forbid: c.post.forbid.as_deref().map(|p| (p, check_dfa(p))),
-                require: c.post.require.as_deref().map(|p| (p, check_dfa(p))),
+                forbid: c.post.forbid.as_deref().map(|p| (p, check_table(p))),
+                require: c.post.require.as_deref().map(|p| (p, check_table(p))),
                 max_args: c.post.max_args,
                 min_args: c.post.min_args,
                 subcommand_len: c.post.subcommand_len,
@@ -351,11 +351,12 @@ fn table_dfa(dfa: &dense::DFA<Vec<u32>>, anchored: bool) -> Option<Vec<u8>> {
     for (n, &k) in plain.iter().chain(&matching).enumerate() {
         new_number[k] = n + 1;
     }
+    // Every state but the dead one was numbered as it was found.
     let renumber = |sid: StateID| -> u16 {
         if dfa.is_dead_state(sid) {
             0
         } else {
-            number.get(&sid).map_or(0, |&k| new_number[k] as u16)
+            new_number[number[&sid]] as u16
         }
     };
     let mut states = vec![table::WrittenState {
