@@ -84,8 +84,17 @@ fn scan_keeps_order_across_worker_tasks() {
     // divide the input end mid-way.
     let input: String = (0..3000).map(|i| format!("ls dir{i}\n")).collect();
     let want: Vec<String> = (0..3000).map(|i| format!("ls dir{i}")).collect();
-    // One thread classifies alone; two and three hand tasks to workers.
-    for (chunk, threads) in [("1", "2"), ("7", "2"), ("700", "2"), ("7", "1"), ("7", "3")] {
+    // One thread alone; two, three and eight that each read, classify and
+    // write tasks (eight on fewer cores, with one-line tasks, often fill the
+    // tasks that may wait and must stop reading until they are written).
+    for (chunk, threads) in [
+        ("1", "2"),
+        ("7", "2"),
+        ("700", "2"),
+        ("7", "1"),
+        ("7", "3"),
+        ("1", "8"),
+    ] {
         let o = toolgate(
             &[
                 "scan",
@@ -108,6 +117,70 @@ fn scan_keeps_order_across_worker_tasks() {
             })
             .collect();
         assert_eq!(commands, want, "--chunk {chunk} --threads {threads}");
+    }
+}
+
+#[test]
+fn scan_stops_cleanly_when_its_reader_goes_away() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    // Like `toolgate scan big.txt | head -1`: every thread must stop, those
+    // waiting for room too, and a closed pipe is not an error.
+    let input: String = (0..20_000).map(|i| format!("ls dir{i}\n")).collect();
+    for threads in ["1", "2", "8"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args([
+                "scan",
+                "--format",
+                "jsonl",
+                "--chunk",
+                "1",
+                "--threads",
+                threads,
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawning toolgate: {e}"));
+        let stdin = child.stdin.take();
+        let feeder = std::thread::spawn({
+            let input = input.clone();
+            move || {
+                if let Some(mut pipe) = stdin {
+                    // The scan may stop reading before the end.
+                    let _ = pipe.write_all(input.as_bytes());
+                }
+            }
+        });
+        // Time to fill the pipe, so that the thread writing is blocked and
+        // the others have filled the tasks that may wait, and sleep.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let mut first = String::new();
+        if let Some(out) = child.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut first);
+        }
+        assert!(first.contains("\"command\":\"ls dir0\""), "{first}");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                other => {
+                    let _ = child.kill();
+                    panic!("--threads {threads}: the scan did not stop: {other:?}");
+                }
+            }
+        };
+        let _ = feeder.join();
+        let mut err = String::new();
+        if let Some(mut pipe) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut pipe, &mut err);
+        }
+        assert_eq!(status.code(), Some(0), "--threads {threads}: {err}");
+        assert_eq!(err, "", "--threads {threads}");
     }
 }
 

@@ -156,7 +156,7 @@ pub fn main() -> ExitCode {
     // output goes to stdout as it is instead of being copied through the
     // buffer first; still large enough to gather the small writes of every
     // other command.
-    let mut out = io::BufWriter::with_capacity(8 << 10, io::stdout().lock());
+    let mut out = io::BufWriter::with_capacity(8 << 10, io::stdout());
     if let Command::Action(Deferred(action_args)) = args.command {
         // Its own exit statuses (see `cli::action`).
         return match action::run(action_args, &mut out) {
@@ -202,7 +202,7 @@ fn unreachable_hook() -> anyhow::Result<bool> {
 
 /// Runs one subcommand; `Ok(false)` means "ran, but the answer is a
 /// failure" (exit status 1).
-fn run(args: Args, out: &mut dyn Write) -> anyhow::Result<bool> {
+fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
     let classifier = classify::load(args.taxonomy.as_deref())?;
     match args.command {
         Command::Classify { format, command } => {
