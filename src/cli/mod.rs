@@ -11,6 +11,7 @@ mod check;
 mod classify;
 mod explain;
 mod hook;
+mod placement;
 mod profile;
 mod scan;
 

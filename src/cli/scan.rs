@@ -15,6 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
+use super::placement::Placement;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -769,14 +770,24 @@ pub fn run(
         max_waiting: threads * WAITING_PER_THREAD,
     };
     let shared_ref = &shared;
+    let placement = Placement::new();
     std::thread::scope(|scope| {
         let shared = shared_ref;
         // A thread that cannot be started leaves its share to the others.
-        for me in 1..threads {
-            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || shared.work(me));
-            if spawned.is_err() {
-                break;
+        if threads > 1 {
+            let placement = &placement;
+            let mut started = 0;
+            for me in 1..threads {
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    placement.arrive();
+                    shared.work(me);
+                });
+                if spawned.is_err() {
+                    break;
+                }
+                started += 1;
             }
+            placement.settle(started);
         }
         shared.work(0);
     });
