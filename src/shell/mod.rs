@@ -6,6 +6,7 @@
 //! script was compound. What those commands *run* in turn (wrappers, `sh -c`
 //! strings, `find -exec`) is the normaliser's job, in [`crate::normalize`].
 
+mod line_masks;
 mod parse;
 mod plain_line;
 mod syntax;

@@ -11,6 +11,7 @@
 
 use compact_str::CompactString;
 
+use super::line_masks::LineMasks;
 use super::syntax::{Script, SimpleCommand, Word};
 use super::word::PLAIN_RUN;
 
@@ -44,6 +45,15 @@ pub(super) fn plain_line(text: &str) -> Option<Script> {
 /// it and the caller reads the line again with the full reader.
 pub(super) fn plain_line_into(text: &str, script: &mut Script) -> bool {
     let src = text.as_bytes();
+    let masks = LineMasks::of(src);
+    if let Some(m) = &masks {
+        // The first byte that is neither plain nor a blank: the loop below
+        // would stop there unless it is a quote.
+        let other = m.other();
+        if other != 0 && m.quote & (1 << other.trailing_zeros()) == 0 {
+            return false;
+        }
+    }
     // One command with no words yet, keeping the buffer of the words
     // before it (the commonest line allocates nothing).
     script.commands.truncate(1);
@@ -63,8 +73,60 @@ pub(super) fn plain_line_into(text: &str, script: &mut Script) -> bool {
         pipeline: 1,
         ..SimpleCommand::default()
     };
+    let plain = match masks.filter(|m| m.other() == 0) {
+        Some(m) => plain_words(text, m, &mut words),
+        None => plain_or_quoted_words(text, &mut words),
+    };
+    let plain = plain
+        && words
+            .first()
+            .is_some_and(|first| !RESERVED.contains(&first.text.as_str()));
+    if let (true, Some(first), Some(last)) = (plain, words.first(), words.last()) {
+        cmd.span = first.span.start..last.span.end;
+    }
+    cmd.words = words;
+    plain
+}
+
+/// The words of a line of plain bytes and blanks, cut at the blanks; false
+/// when the first word is an assignment or a word starts a comment.
+fn plain_words(text: &str, masks: LineMasks, words: &mut Vec<Word>) -> bool {
+    let src = text.as_bytes();
+    // Plain bytes not yet in a word.
+    let mut rest = masks.plain;
+    while rest != 0 {
+        let start = rest.trailing_zeros() as usize;
+        let end = start + (!(rest >> start)).trailing_zeros() as usize;
+        // Every bit below `end` is taken or was never a plain byte.
+        rest &= u64::MAX.checked_shl(end as u32).unwrap_or(0);
+        let word = &src[start..end];
+        // (`contains` calls memchr: dearer than this loop on a first word
+        // of a few bytes.)
+        #[allow(clippy::manual_contains)]
+        let assignment = words.is_empty() && word.iter().any(|&b| b == b'=');
+        if assignment || word[0] == b'#' {
+            return false;
+        }
+        let Some(text) = text.get(start..end) else {
+            return false;
+        };
+        words.push(Word {
+            text: CompactString::new(text),
+            literal: true,
+            quoted: false,
+            substitution: false,
+            span: start..end,
+        });
+    }
+    !words.is_empty()
+}
+
+/// The words of a line of plain words and whole quoted ones, read a byte
+/// at a time; false when the line needs the full reader.
+fn plain_or_quoted_words(text: &str, words: &mut Vec<Word>) -> bool {
+    let src = text.as_bytes();
     let mut pos = 0;
-    let plain = loop {
+    loop {
         while let Some(b' ' | b'\t') = src.get(pos) {
             pos += 1;
         }
@@ -129,16 +191,7 @@ pub(super) fn plain_line_into(text: &str, script: &mut Script) -> bool {
             substitution: false,
             span: start..pos,
         });
-    };
-    let plain = plain
-        && words
-            .first()
-            .is_some_and(|first| !RESERVED.contains(&first.text.as_str()));
-    if let (true, Some(first), Some(last)) = (plain, words.first(), words.last()) {
-        cmd.span = first.span.start..last.span.end;
     }
-    cmd.words = words;
-    plain
 }
 
 #[cfg(test)]
