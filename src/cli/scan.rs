@@ -776,7 +776,6 @@ pub fn run(
         // A thread that cannot be started leaves its share to the others.
         if threads > 1 {
             let placement = &placement;
-            let mut started = 0;
             for me in 1..threads {
                 let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                     placement.arrive();
@@ -785,9 +784,8 @@ pub fn run(
                 if spawned.is_err() {
                     break;
                 }
-                started += 1;
             }
-            placement.settle(started);
+            placement.yield_to_started();
         }
         shared.work(0);
     });
