@@ -67,16 +67,16 @@ pub struct ScanArgs {
     /// Exit with status 1 when a command reaches this class.
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// Threads that classify (default: all cores). With one, the thread
-    /// that reads and writes classifies too, and no other is started.
+    /// Threads that read, classify and write tasks of lines (default: all
+    /// cores); with one, no thread is started.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Lines per worker task.
+    /// Lines per task.
     #[arg(long, default_value_t = 512, hide = true)]
     pub chunk: usize,
 }
 
-/// What a worker learnt from its share of a batch, in input order.
+/// What a thread learnt from a task, in input order.
 #[derive(Default)]
 struct Part {
     /// Rendered JSONL records (empty unless the format is jsonl).
@@ -394,7 +394,7 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
     bytes[i..].iter().position(|&b| b == b'\n').map(|p| i + p)
 }
 
-/// What a worker needs besides the lines.
+/// What a thread needs besides the lines.
 struct Job<'a> {
     classifier: &'a Classifier,
     /// The inputs' names (`None` for standard input), by index.
@@ -404,9 +404,8 @@ struct Job<'a> {
 }
 
 impl Job<'_> {
-    /// Classifies a task's lines and renders what the main thread will
-    /// write, into `out`: the records, the errors and the counts. Done on
-    /// the worker so that the main thread only reads and copies bytes out.
+    /// Classifies a task's lines and renders what will be written, into
+    /// `out`: the records, the errors and the counts.
     fn run(&self, batch: &Batch, out: Vec<u8>) -> Part {
         let mut part = Part {
             out,
