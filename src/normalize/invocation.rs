@@ -69,6 +69,20 @@ impl Invocation<'_> {
 /// bare name or a system path.
 pub fn command_name(word: &Word) -> (Cow<'_, str>, bool) {
     let text = word.text.as_str();
+    // Most command words (`git`, `ls`) hold no separator, capital or
+    // non-ASCII byte: the word is then its name, less a `.exe`, in one look
+    // at each byte.
+    if !text.bytes().any(|b| NOT_BARE[usize::from(b)]) {
+        let base = text.strip_suffix(".exe").unwrap_or(text);
+        return (Cow::Borrowed(base), word.literal && !base.is_empty());
+    }
+    command_name_in_full(word)
+}
+
+/// [`command_name`] for any word: a path's directory cut off, a `.exe` or
+/// `.EXE` suffix too, and the rest lowercased.
+fn command_name_in_full(word: &Word) -> (Cow<'_, str>, bool) {
+    let text = word.text.as_str();
     // Byte loops: separators and the suffix are ASCII, so every cut falls
     // on a character boundary (a `char` pattern search cost a scan a few
     // percent).
@@ -97,6 +111,19 @@ pub fn command_name(word: &Word) -> (Cow<'_, str>, bool) {
     };
     (name, plain)
 }
+
+/// Bytes that make a command word more than its name: path separators,
+/// capitals (folded) and non-ASCII bytes (folded, as Unicode).
+const NOT_BARE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c == b'/' || c == b'\\' || c.is_ascii_uppercase() || !c.is_ascii();
+        b += 1;
+    }
+    table
+};
 
 fn is_assignment_word(w: &Word) -> bool {
     let t = w.text.as_bytes();
@@ -284,6 +311,7 @@ mod tests {
             ("C:\\Windows\\System32\\cmd.exe", "cmd", false),
             ("GIT.EXE", "git", true),
             ("git.Exe", "git.exe", true),
+            ("git.exe", "git", true),
             (".exe", "", false),
             ("tools/", "", false),
             ("Remove-Item", "remove-item", true),
@@ -298,5 +326,18 @@ mod tests {
             ..Word::literal("rm")
         };
         assert_eq!(command_name(&expanded), (Cow::Borrowed("rm"), false));
+    }
+
+    proptest::proptest! {
+        /// The shortcut for bare lowercase words names every word as the
+        /// full reading does.
+        #[test]
+        fn the_shortcut_names_words_as_the_full_reading_does(
+            text in "[a/\\\\A.eExX\u{e9}-]{0,10}(\\.exe|\\.EXE)?",
+            literal in proptest::bool::ANY,
+        ) {
+            let word = Word { literal, ..Word::literal(text) };
+            proptest::prop_assert_eq!(command_name(&word), command_name_in_full(&word));
+        }
     }
 }
