@@ -7,6 +7,7 @@
 //! bounded by [`MAX_DEPTH`]; past it, nested text is skipped by an iterative
 //! scanner and the script is marked with [`Limit::Depth`], which is never safe.
 
+use super::line_masks::LineMasks;
 use super::plain_line::plain_line_into;
 use super::syntax::{
     Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
@@ -53,10 +54,12 @@ pub(crate) fn parse_into(src: &str, depth: usize, script: &mut Script) {
         };
         return;
     }
-    if depth < MAX_DEPTH && fast_paths() && plain_line_into(src, script) {
+    let masks = LineMasks::of(src.as_bytes());
+    if depth < MAX_DEPTH && fast_paths() && plain_line_into(src, masks, script) {
         return;
     }
     let mut p = Parser::new(src, depth);
+    p.plain = masks.map(|m| m.plain);
     // The buffers of the script read before: its list of commands and
     // their lists of words, emptied.
     let mut commands = std::mem::take(&mut script.commands);
@@ -161,6 +164,9 @@ pub(super) struct Parser<'a> {
     /// (the first `spare_count`; a fixed array, itself no allocation).
     spare_words: [Vec<Word>; SPARE_WORD_LISTS],
     spare_count: usize,
+    /// Which bytes of a short outermost script are plain (see
+    /// [`LineMasks`]): a plain run is then measured without reading it.
+    pub(super) plain: Option<u64>,
 }
 
 /// How many word lists of the script before a reader keeps for reuse.
@@ -185,6 +191,7 @@ impl<'a> Parser<'a> {
             upstream: None,
             spare_words: Default::default(),
             spare_count: 0,
+            plain: None,
         }
     }
 

@@ -37,15 +37,14 @@ fn quoted_len(rest: &[u8], quote: u8) -> Option<usize> {
 #[cfg(test)]
 pub(super) fn plain_line(text: &str) -> Option<Script> {
     let mut script = Script::default();
-    plain_line_into(text, &mut script).then_some(script)
+    plain_line_into(text, LineMasks::of(text.as_bytes()), &mut script).then_some(script)
 }
 
 /// Reads a line of plain words into `script`, reusing its buffers, and
 /// says whether the line was one. When it was not, `script` holds a part of
 /// it and the caller reads the line again with the full reader.
-pub(super) fn plain_line_into(text: &str, script: &mut Script) -> bool {
-    let src = text.as_bytes();
-    let masks = LineMasks::of(src);
+/// `masks` are the line's ([`LineMasks::of`]).
+pub(super) fn plain_line_into(text: &str, masks: Option<LineMasks>, script: &mut Script) -> bool {
     if let Some(m) = &masks {
         // The first byte that is neither plain nor a blank: the loop below
         // would stop there unless it is a quote.

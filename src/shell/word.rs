@@ -93,10 +93,13 @@ impl Parser<'_> {
         // Most words are one run of plain bytes ended by a blank, an
         // operator or the end: taken in one slice, without a buffer.
         // (A `(` after the run may make an array or a glob: read slowly.)
-        let run = self.src[start..]
-            .iter()
-            .take_while(|&&b| PLAIN_RUN[usize::from(b)])
-            .count();
+        let run = match self.plain {
+            Some(plain) => plain.checked_shr(start as u32).unwrap_or(0).trailing_ones() as usize,
+            None => self.src[start..]
+                .iter()
+                .take_while(|&&b| PLAIN_RUN[usize::from(b)])
+                .count(),
+        };
         if run > 0
             && fast_paths()
             && !self.failed()
