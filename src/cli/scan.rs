@@ -768,13 +768,11 @@ pub fn run(
         progress: progress.as_ref(),
         max_waiting: threads * WAITING_PER_THREAD,
     };
-    let shared_ref = &shared;
     let placement = Placement::new();
     std::thread::scope(|scope| {
-        let shared = shared_ref;
+        let (shared, placement) = (&shared, &placement);
         // A thread that cannot be started leaves its share to the others.
         if threads > 1 {
-            let placement = &placement;
             for me in 1..threads {
                 let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                     placement.arrive();
@@ -797,6 +795,8 @@ pub fn run(
     if let Some(e) = order.failure {
         return Err(e);
     }
+    // The thread that finished the last task wrote everything before it.
+    debug_assert!(order.waiting.is_empty());
     let summary = order.summary;
     match format {
         ScanFormat::Jsonl => {}
