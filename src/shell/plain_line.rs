@@ -9,8 +9,6 @@
 //! result for these lines (a property test and the corpus tests compare the
 //! two).
 
-use compact_str::CompactString;
-
 use super::line_masks::LineMasks;
 use super::syntax::{Script, SimpleCommand, Word};
 use super::word::PLAIN_RUN;
@@ -110,11 +108,8 @@ fn plain_words(text: &str, masks: LineMasks, words: &mut Vec<Word>) -> bool {
             return false;
         };
         words.push(Word {
-            text: CompactString::new(text),
-            literal: true,
-            quoted: false,
-            substitution: false,
             span: start..end,
+            ..Word::literal(text)
         });
     }
     !words.is_empty()
@@ -149,11 +144,9 @@ fn plain_or_quoted_words(text: &str, words: &mut Vec<Word>) -> bool {
                 break false;
             };
             words.push(Word {
-                text: CompactString::new(inner),
-                literal: true,
                 quoted: true,
-                substitution: false,
                 span: start..end,
+                ..Word::literal(inner)
             });
             pos = end;
             continue;
@@ -184,11 +177,8 @@ fn plain_or_quoted_words(text: &str, words: &mut Vec<Word>) -> bool {
             break false;
         };
         words.push(Word {
-            text: CompactString::new(text),
-            literal: true,
-            quoted: false,
-            substitution: false,
             span: start..pos,
+            ..Word::literal(text)
         });
     }
 }

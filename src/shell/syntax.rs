@@ -31,7 +31,9 @@ pub struct Word {
 }
 
 impl Word {
-    /// A literal, unquoted word (used by the normaliser for synthetic words).
+    /// A literal, unquoted word: a synthetic one of the normaliser's (its
+    /// span empty), or, with its span, a run of plain bytes a reader took
+    /// whole.
     pub fn literal(text: impl Into<CompactString>) -> Word {
         Word {
             text: text.into(),

@@ -110,11 +110,8 @@ impl Parser<'_> {
         {
             self.pos += run;
             return Some(Word {
-                text: CompactString::new(&self.text[start..self.pos]),
-                literal: true,
-                quoted: false,
-                substitution: false,
                 span: start..self.pos,
+                ..Word::literal(&self.text[start..self.pos])
             });
         }
         let mut w = WordBuf::new(start);
