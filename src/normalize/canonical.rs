@@ -74,6 +74,9 @@ struct Specs<'t, 'n> {
     active: [Option<&'t CommandSpec>; 4],
     path: Cow<'n, str>,
     extending: bool,
+    /// Whether any of them ignores options: few do, and asking every
+    /// argument of every command costs more than knowing.
+    ignores: bool,
 }
 
 impl<'t, 'n> Specs<'t, 'n> {
@@ -87,6 +90,7 @@ impl<'t, 'n> Specs<'t, 'n> {
             active: [spec, None, None, None],
             path: Cow::Borrowed(name),
             extending: true,
+            ignores: spec.is_some_and(|s| !s.ignore_flags.is_empty()),
         }
     }
 
@@ -117,7 +121,10 @@ impl<'t, 'n> Specs<'t, 'n> {
         path.push(' ');
         path.push_str(word);
         match tax.commands.get(path.as_str()) {
-            Some(spec) => self.active[free] = Some(spec),
+            Some(spec) => {
+                self.active[free] = Some(spec);
+                self.ignores |= !spec.ignore_flags.is_empty();
+            }
             None => {
                 path.truncate(parent_len);
                 self.extending = false;
@@ -130,7 +137,7 @@ impl<'t, 'n> Specs<'t, 'n> {
     }
 
     fn ignored(&self, flag: &str) -> bool {
-        self.specs().any(|s| s.ignore_flags.contains(flag))
+        self.ignores && self.specs().any(|s| s.ignore_flags.contains(flag))
     }
 
     fn long_single_dash(&self) -> bool {

@@ -348,8 +348,12 @@ impl Packer {
         (at, u32_of(s.len()))
     }
 
-    /// Stores a list of strings.
+    /// Stores a list of strings, a long one after its [`ListTable`].
     pub fn list<S: AsRef<str>>(&mut self, items: &[S]) -> List {
+        if ListTable::fits(items.len()) {
+            let table = ListTable::of(items.iter().map(AsRef::as_ref));
+            self.lists.extend_from_slice(&table.slots);
+        }
         let first = u32_of(self.lists.len() / 8);
         for item in items {
             let (at, len) = self.span(item.as_ref());
@@ -599,6 +603,93 @@ fn text_at(text: &str, (at, len): Span) -> Option<&str> {
     text.get(at..at.checked_add(len as usize)?)
 }
 
+/// The hash table a packed list of [`ListTable::MIN`] to [`ListTable::MAX`]
+/// words carries just before its first item, so that asking whether a word
+/// is in it costs a hash and a comparison or two, not a pass over the list:
+/// canonical forms ask it of every option, against lists of up to forty
+/// (`find`, `rg`, `curl`), and most answers are no.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ListTable {
+    /// Per slot, the index of the word filed there plus one, or 0 for an
+    /// empty slot. A word sits in the slot of its hash or the first empty
+    /// one after it (wrapping around).
+    slots: [u8; ListTable::SLOTS],
+}
+
+impl ListTable {
+    /// Slots per table: the size of eight list items, so that the table
+    /// fills whole items and the list after it stays aligned.
+    const SLOTS: usize = 64;
+    /// Items of the lists a table takes the place of.
+    const ITEMS: usize = Self::SLOTS / 8;
+    /// Shorter lists are searched in order, as quickly.
+    pub const MIN: usize = 4;
+    /// Longer lists are searched in order too: the table stays at most
+    /// three quarters full, and probes stay short.
+    pub const MAX: usize = 48;
+
+    /// True when a list of `count` words carries a table.
+    pub fn fits(count: usize) -> bool {
+        (Self::MIN..=Self::MAX).contains(&count)
+    }
+
+    /// A word's first slot (FNV-1a, its top bits).
+    fn slot_of(word: &str) -> usize {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for &b in word.as_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        (h >> 58) as usize
+    }
+
+    /// The table of a list of words (at most [`ListTable::MAX`]; a word
+    /// filed twice keeps its first index).
+    fn of<'w>(words: impl Iterator<Item = &'w str>) -> ListTable {
+        let mut slots = [0u8; Self::SLOTS];
+        let mut filed: Vec<&str> = Vec::new();
+        for (i, word) in words.enumerate().take(Self::MAX) {
+            if filed.contains(&word) {
+                continue;
+            }
+            filed.push(word);
+            let mut slot = Self::slot_of(word);
+            while slots[slot] != 0 {
+                slot = (slot + 1) % Self::SLOTS;
+            }
+            slots[slot] = (i + 1) as u8;
+        }
+        ListTable { slots }
+    }
+
+    /// Whether `word` is in the packed list `list`, through the table
+    /// before it; `None` when the list has none (too short or too long),
+    /// or it lies outside the lists.
+    fn contains(text: &str, lists: &[u8], list: List, word: &str) -> Option<bool> {
+        let (first, count) = (list.0 as usize, list.1 as usize);
+        if !Self::fits(count) {
+            return None;
+        }
+        let at = first.checked_sub(Self::ITEMS)? * 8;
+        let slots = lists.get(at..at + Self::SLOTS)?;
+        let mut slot = Self::slot_of(word);
+        for _ in 0..Self::SLOTS {
+            let Some(i) = usize::from(slots[slot]).checked_sub(1) else {
+                return Some(false);
+            };
+            // A damaged table pointing past the list finds nothing there.
+            if i < count
+                && span_at(lists, first + i)
+                    .and_then(|span| text_at(text, span))
+                    .is_some_and(|w| w == word)
+            {
+                return Some(true);
+            }
+            slot = (slot + 1) % Self::SLOTS;
+        }
+        Some(false)
+    }
+}
+
 /// Item `i` of a bundle's lists.
 fn span_at(lists: &[u8], i: usize) -> Option<Span> {
     Some((le_u32(lists, i * 8)?, le_u32(lists, i * 8 + 4)?))
@@ -682,25 +773,35 @@ impl<'a> Words<'a> {
         (0..count).filter_map(move |i| self.get(i))
     }
 
-    /// True when `word` is one of them. A packed word's length is compared
-    /// before its text is looked at: canonical forms ask this of every
-    /// option, against lists of thirty or more (`find`, `rg`, `curl`).
+    /// True when `word` is one of them: through its [`ListTable`] when a
+    /// packed list has one, else word by word.
     pub fn contains(self, word: &str) -> bool {
         match self {
             Words::Parsed(v) => v.iter().any(|w| w == word),
-            Words::Packed { text, lists, list } => (0..list.1 as usize).any(|i| {
-                span_at(lists, list.0 as usize + i).is_some_and(|(at, len)| {
-                    // Equal bytes of a valid `str` lie on character
-                    // boundaries of the text too.
-                    let at = at as usize;
-                    len as usize == word.len()
-                        && at
-                            .checked_add(word.len())
-                            .and_then(|end| text.as_bytes().get(at..end))
-                            == Some(word.as_bytes())
-                })
-            }),
+            Words::Packed { text, lists, list } => {
+                if let Some(found) = ListTable::contains(text, lists, list, word) {
+                    return found;
+                }
+                Words::in_order(text, lists, list, word)
+            }
         }
+    }
+
+    /// [`Words::contains`] for a packed list without a table: each word in
+    /// turn, its length compared before its text is looked at.
+    fn in_order(text: &str, lists: &[u8], list: List, word: &str) -> bool {
+        (0..list.1 as usize).any(|i| {
+            span_at(lists, list.0 as usize + i).is_some_and(|(at, len)| {
+                // Equal bytes of a valid `str` lie on character
+                // boundaries of the text too.
+                let at = at as usize;
+                len as usize == word.len()
+                    && at
+                        .checked_add(word.len())
+                        .and_then(|end| text.as_bytes().get(at..end))
+                        == Some(word.as_bytes())
+            })
+        })
     }
 
     /// The first word.
@@ -817,6 +918,53 @@ mod tests {
         let e = list(words).unwrap_or_default().concat().len();
         assert_eq!(bundle.str((u32::try_from(e).unwrap_or(0) + 11, 1)), None);
         assert_eq!(list((0, 99)), None);
+    }
+
+    #[test]
+    fn long_lists_are_searched_through_their_tables() {
+        let mut p = Packer::default();
+        let before = p.list(&["-a"]);
+        // Lists of every size around the table's bounds, each word of one
+        // found in it and nowhere else.
+        let sizes = [3, 4, 5, 17, 47, 48, 49, 60];
+        let lists: Vec<(List, Vec<String>)> = sizes
+            .iter()
+            .map(|&n| {
+                let words: Vec<String> = (0..n).map(|i| format!("--opt{n}-{i}")).collect();
+                (p.list(&words), words)
+            })
+            .collect();
+        let twice = p.list(&["-x", "-y", "-x", "-z", "-w"]);
+        let words = |list| Words::Packed {
+            text: &p.text,
+            lists: &p.lists,
+            list,
+        };
+        assert!(words(before).contains("-a") && !words(before).contains("-b"));
+        for (list, items) in &lists {
+            let w = words(*list);
+            assert_eq!(w.iter().collect::<Vec<_>>(), *items);
+            for item in items {
+                assert!(w.contains(item), "{item} in a list of {}", items.len());
+            }
+            for other in ["", "-", "--opt", "--opt3-0-", "-a", "--opt61-0"] {
+                assert!(!w.contains(other), "{other} in a list of {}", items.len());
+            }
+            let table = ListTable::contains(&p.text, &p.lists, *list, &items[0]);
+            assert_eq!(table, ListTable::fits(items.len()).then_some(true));
+        }
+        // A word filed twice is found; a table whose slots point past its
+        // list finds nothing, and never reads outside the lists.
+        assert!(words(twice).contains("-x") && words(twice).contains("-w"));
+        let mut damaged = p.lists.clone();
+        let at = (twice.0 as usize - ListTable::ITEMS) * 8;
+        damaged[at..at + ListTable::SLOTS].fill(200);
+        let damaged = Words::Packed {
+            text: &p.text,
+            lists: &damaged,
+            list: twice,
+        };
+        assert!(!damaged.contains("-x") && !damaged.contains("-q"));
     }
 
     #[test]
