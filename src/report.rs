@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-use crate::label::{Class, Label};
+use crate::label::{BlastRadius, Class, Label};
 
 /// Where a line that was not read cleanly came from, and what was wrong
 /// with it.
@@ -57,20 +57,20 @@ pub fn push_record(
     error: Option<BadLine<'_>>,
 ) {
     // The same keys and rules as `Label::metadata`, read straight from the
-    // label. Each key comes with its quotes and colon, so that a field is
-    // three copies, two of them of a known length.
+    // label. The opening brace and the blast radius, and the safety label
+    // and the closing brace, are one copy each; another field is three.
     let md = label.map(|l| {
         (
-            l.blast_radius.map(|r| r.as_str()),
+            l.blast_radius,
             (!l.category.is_empty()).then_some(l.category.as_ref()),
             (matches!(l.class, Class::Safe | Class::Destructive) && !l.reason.is_empty())
                 .then_some(l.reason.as_ref()),
-            l.class.as_str(),
+            l.class,
         )
     });
-    out.push(b'{');
-    if let Some(v) = md.and_then(|m| m.0) {
-        plain_field(out, b"\"blast_radius\":", v);
+    match md.and_then(|m| m.0) {
+        Some(radius) => out.extend_from_slice(radius_opening(radius)),
+        None => out.push(b'{'),
     }
     if let Some(v) = md.and_then(|m| m.1) {
         field(out, b"\"category\":", v);
@@ -87,23 +87,35 @@ pub fn push_record(
     if let Some(v) = md.and_then(|m| m.2) {
         field(out, b"\"reason\":", v);
     }
-    if let Some((_, _, _, class)) = md {
-        plain_field(out, b"\"safety_label\":", class);
+    match md {
+        Some((.., class)) => out.extend_from_slice(label_closing(class)),
+        None => {
+            // Every field ends with a comma; the last one's becomes the
+            // brace.
+            out.pop();
+            out.extend_from_slice(b"}\n");
+        }
     }
-    // Every field ends with a comma; the last one's becomes the brace.
-    out.pop();
-    out.extend_from_slice(b"}\n");
 }
 
-/// A field whose value is one of our own fixed spellings (a class, a blast
-/// radius), which need no escaping.
-#[inline(always)]
-fn plain_field(out: &mut Vec<u8>, key: &'static [u8], value: &'static str) {
-    debug_assert!(plain_prefix(value.as_bytes()) == value.len());
-    out.extend_from_slice(key);
-    out.push(b'"');
-    out.extend_from_slice(value.as_bytes());
-    out.extend_from_slice(b"\",");
+/// A record's opening brace and its `blast_radius` field.
+fn radius_opening(radius: BlastRadius) -> &'static [u8] {
+    match radius {
+        BlastRadius::Safe => b"{\"blast_radius\":\"safe\",",
+        BlastRadius::Low => b"{\"blast_radius\":\"low\",",
+        BlastRadius::Medium => b"{\"blast_radius\":\"medium\",",
+        BlastRadius::High => b"{\"blast_radius\":\"high\",",
+        BlastRadius::Unknown => b"{\"blast_radius\":\"unknown\",",
+    }
+}
+
+/// A record's `safety_label` field, its last, and the record's end.
+fn label_closing(class: Class) -> &'static [u8] {
+    match class {
+        Class::Safe => b"\"safety_label\":\"safe\"}\n",
+        Class::Destructive => b"\"safety_label\":\"destructive\"}\n",
+        Class::Unknown => b"\"safety_label\":\"unknown\"}\n",
+    }
 }
 
 #[inline(always)]
@@ -283,6 +295,19 @@ mod tests {
             push_json_str(&mut ours, &s);
             let theirs = serde_json::to_string(&s).unwrap_or_default();
             assert_eq!(String::from_utf8_lossy(&ours), theirs, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn fixed_pieces_spell_each_radius_and_class_as_the_label_does() {
+        use BlastRadius::*;
+        for radius in [Safe, Low, Medium, High, Unknown] {
+            let want = format!("{{\"blast_radius\":\"{}\",", radius.as_str());
+            assert_eq!(radius_opening(radius), want.as_bytes());
+        }
+        for class in [Class::Safe, Class::Destructive, Class::Unknown] {
+            let want = format!("\"safety_label\":\"{}\"}}\n", class.as_str());
+            assert_eq!(label_closing(class), want.as_bytes());
         }
     }
 
