@@ -65,11 +65,29 @@ pub(super) fn plain_line_into(text: &str, masks: Option<LineMasks>, script: &mut
     let mut words = std::mem::take(&mut cmd.words);
     words.clear();
     words.reserve(8);
-    *cmd = SimpleCommand {
-        // The reader numbers pipelines from 1.
-        pipeline: 1,
-        ..SimpleCommand::default()
-    };
+    // Every other field as a new command has it, set in place (building a
+    // new command dropped the old one field by field); naming each field
+    // keeps a field added later from being forgotten here.
+    let SimpleCommand {
+        assignments,
+        words: _,
+        redirects,
+        stdin,
+        pipeline,
+        stage,
+        in_substitution,
+        upstream,
+        span,
+    } = cmd;
+    assignments.clear();
+    redirects.clear();
+    *stdin = None;
+    // The reader numbers pipelines from 1.
+    *pipeline = 1;
+    *stage = 0;
+    *in_substitution = false;
+    *upstream = None;
+    *span = 0..0;
     let plain = match masks.filter(|m| m.other() == 0) {
         Some(m) => plain_words(text, m, &mut words),
         None => plain_or_quoted_words(text, &mut words),
