@@ -203,8 +203,16 @@ fn ship_automata(
         .iter()
         .map(|c| {
             c.as_ref().map(|c| plan::FlatPost {
-                forbid: c.post.forbid.as_deref().map(|p| (p, check_table(p))),
-                require: c.post.require.as_deref().map(|p| (p, check_table(p))),
+                forbid: c
+                    .post
+                    .forbid
+                    .as_deref()
+                    .map(|p| (p.as_bytes(), check_table(p))),
+                require: c
+                    .post
+                    .require
+                    .as_deref()
+                    .map(|p| (p.as_bytes(), check_table(p))),
                 max_args: c.post.max_args,
                 min_args: c.post.min_args,
                 subcommand_len: c.post.subcommand_len,

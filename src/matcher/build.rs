@@ -414,8 +414,8 @@ impl Checker {
 
 /// An entry's post-checks, shipped or generated here.
 struct PostView<'a> {
-    forbid: Option<(&'a str, Option<&'static [u8]>)>,
-    require: Option<(&'a str, Option<&'static [u8]>)>,
+    forbid: Option<(&'a [u8], Option<&'static [u8]>)>,
+    require: Option<(&'a [u8], Option<&'static [u8]>)>,
     max_args: Option<usize>,
     min_args: Option<usize>,
     subcommand_len: usize,
@@ -671,12 +671,15 @@ impl Matcher {
     /// here.
     fn checker<'a>(
         cell: &'a OnceLock<Option<Checker>>,
-        src: &str,
+        src: &[u8],
         dfa: Option<&'static [u8]>,
     ) -> Option<&'a Checker> {
         cell.get_or_init(|| match dfa.and_then(Table::new) {
             Some(table) => Some(Checker::Table(table)),
-            None => compile_one(src).ok().map(Checker::Regex),
+            None => std::str::from_utf8(src)
+                .ok()
+                .and_then(|src| compile_one(src).ok())
+                .map(Checker::Regex),
         })
         .as_ref()
     }
@@ -685,9 +688,12 @@ impl Matcher {
         // A check that cannot compile errs on the cautious side: a safe
         // entry does not match, a destructive one still does (as does an
         // entry that cannot be read).
-        let broken = tax
-            .entry_radius(rule_idx)
-            .is_none_or(|(class, _)| class == Class::Destructive);
+        // Looked up only when a check is broken, which it never is in a
+        // sound binary.
+        let broken = || {
+            tax.entry_radius(rule_idx)
+                .is_none_or(|(class, _)| class == Class::Destructive)
+        };
         let shipped = self.index.as_ref().and_then(|index| index.post(rule_idx));
         let rule = || tax.rules().get(rule_idx).ok_or("the entry is missing");
         let post = match shipped {
@@ -700,13 +706,13 @@ impl Matcher {
             },
             None => match rule().and_then(|r| r.compiled(&tax.shapes)) {
                 Ok(Compiled { post, .. }) => PostView {
-                    forbid: post.forbid.as_deref().map(|src| (src, None)),
-                    require: post.require.as_deref().map(|src| (src, None)),
+                    forbid: post.forbid.as_deref().map(|src| (src.as_bytes(), None)),
+                    require: post.require.as_deref().map(|src| (src.as_bytes(), None)),
                     max_args: post.max_args,
                     min_args: post.min_args,
                     subcommand_len: post.subcommand_len,
                 },
-                Err(_) => return broken,
+                Err(_) => return broken(),
             },
         };
         if let Some((src, dfa)) = post.forbid {
@@ -715,7 +721,7 @@ impl Matcher {
             match found {
                 Some(true) => return false,
                 Some(false) => {}
-                None if !broken => return false,
+                None if !broken() => return false,
                 None => {}
             }
         }
@@ -725,7 +731,7 @@ impl Matcher {
             match found {
                 Some(false) => return false,
                 Some(true) => {}
-                None if !broken => return false,
+                None if !broken() => return false,
                 None => {}
             }
         }
@@ -869,13 +875,14 @@ mod tests {
         let mut checks = 0;
         for post in (0..rules).filter_map(|r| index.post(r)) {
             for (src, at) in post.forbid.iter().chain(&post.require) {
+                let src = std::str::from_utf8(src).unwrap_or_else(|e| panic!("{e}"));
                 let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
                 let checked = Table::new(dfa).map(|t| t.check());
                 assert_eq!(checked, Some(Ok(())), "{src}");
                 // The shipped check is the table, and says what the regex
                 // compiled here says.
                 let cell = OnceLock::new();
-                let shipped = Matcher::checker(&cell, src, Some(dfa));
+                let shipped = Matcher::checker(&cell, src.as_bytes(), Some(dfa));
                 assert!(matches!(shipped, Some(Checker::Table(_))), "{src}");
                 let here = compile_one(src).unwrap_or_else(|e| panic!("{src}: {e}"));
                 for h in POST_CHECK_HAYSTACKS {

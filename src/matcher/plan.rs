@@ -223,13 +223,18 @@ pub struct FlatGroup<'a> {
     pub dfa: (u32, u32),
 }
 
+/// A post-check's regex text and where its DFA is in the shipped tables.
+pub type PostRegex<'a> = (&'a [u8], (u32, u32));
+
 /// One entry's post-checks as read from a [`FlatIndex`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FlatPost<'a> {
     /// The forbidden-token regex and where its DFA is (length 0: none).
-    pub forbid: Option<(&'a str, (u32, u32))>,
+    /// The regex is needed only when its DFA did not ship, and is checked
+    /// as UTF-8 then (a scan reads post-checks ten thousand times).
+    pub forbid: Option<PostRegex<'a>>,
     /// The required-token regex, likewise.
-    pub require: Option<(&'a str, (u32, u32))>,
+    pub require: Option<PostRegex<'a>>,
     /// At most this many positional arguments after the subcommand.
     pub max_args: Option<usize>,
     /// At least this many.
@@ -362,12 +367,12 @@ pub fn write_index(
             continue;
         };
         let mut flags = 1;
-        let mut check = |data: &mut Vec<u8>, c: Option<(&str, (u32, u32))>, bit: u32| {
+        let mut check = |data: &mut Vec<u8>, c: Option<PostRegex<'_>>, bit: u32| {
             let Some((src, dfa)) = c else {
                 return [0u32; 4];
             };
             flags |= bit;
-            let text = put(data, src.as_bytes());
+            let text = put(data, src);
             [text.0, text.1, dfa.0, dfa.1]
         };
         let forbid = check(&mut data, p.forbid, 2);
@@ -515,11 +520,11 @@ impl<'a> FlatIndex<'a> {
         if flags & 1 == 0 {
             return None;
         }
-        let check = |bit: u32, k: usize| -> Option<Option<(&'a str, (u32, u32))>> {
+        let check = |bit: u32, k: usize| -> Option<Option<PostRegex<'a>>> {
             if flags & bit == 0 {
                 return Some(None);
             }
-            let text = std::str::from_utf8(self.slice(w(k)?, w(k + 1)?)?).ok()?;
+            let text = self.slice(w(k)?, w(k + 1)?)?;
             Some(Some((text, (w(k + 2)?, w(k + 3)?))))
         };
         Some(FlatPost {
