@@ -94,9 +94,10 @@ pub fn write(
 }
 
 /// True when a table of `states` × `columns` entries writes its next
-/// states as entry indices: the last row's index must fit in 16 bits.
+/// states as entry indices: every index, and one past the last row (the
+/// first match state of a table with none), must fit in 16 bits.
 pub fn premultiplied(states: usize, columns: usize) -> bool {
-    states.saturating_mul(columns) <= 1 << 16
+    states.saturating_mul(columns) < 1 << 16
 }
 
 /// A table read in place. Its sizes are checked once; each next state and
