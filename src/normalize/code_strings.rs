@@ -94,25 +94,28 @@ fn scan_calls(code: &str, want: Argument, out: &mut Vec<String>) {
     }
 }
 
-/// True for a byte some name in [`CALLS`] starts with: most bytes of code
-/// start none, and skipping them saves comparing every name there.
-const fn starts_a_call(b: u8) -> bool {
+/// The names in [`CALLS`] that start with a byte, as a set of indices:
+/// most bytes of code start none, and those that do start two or three, so
+/// that a position is compared with those alone.
+const fn names_starting_with(b: u8) -> u32 {
+    let mut set = 0;
     let mut i = 0;
     while i < CALLS.len() {
         if CALLS[i].as_bytes()[0] == b {
-            return true;
+            set |= 1 << i;
         }
         i += 1;
     }
-    false
+    set
 }
 
-/// [`starts_a_call`] for every byte, computed at compile time.
-const CALL_START: [bool; 256] = {
-    let mut table = [false; 256];
+/// [`names_starting_with`] for every byte, computed at compile time.
+const CALL_START: [u32; 256] = {
+    assert!(CALLS.len() <= 32, "a set of names is a u32");
+    let mut table = [0; 256];
     let mut b = 0;
     while b < 256 {
-        table[b] = starts_a_call(b as u8);
+        table[b] = names_starting_with(b as u8);
         b += 1;
     }
     table
@@ -123,10 +126,16 @@ const CALL_START: [bool; 256] = {
 /// byte that closes it.
 fn call_at(bytes: &[u8], at: usize, want: Argument) -> Option<(usize, u8)> {
     let rest = &bytes[at..];
-    if !rest.first().is_some_and(|&b| CALL_START[usize::from(b)]) {
-        return None;
-    }
-    CALLS.iter().find_map(|name| {
+    let mut names = rest.first().map_or(0, |&b| CALL_START[usize::from(b)]);
+    // A name that is a prefix of another (`exec`, `execSync`) is followed
+    // by a letter where the other matches, not by `(`: at most one name
+    // matches at a position, and the order they are tried in is free.
+    std::iter::from_fn(|| {
+        let i = names.trailing_zeros() as usize;
+        names &= names.wrapping_sub(1);
+        CALLS.get(i)
+    })
+    .find_map(|name| {
         let mut i = at + name.len();
         if !rest.starts_with(name.as_bytes()) {
             return None;
