@@ -171,11 +171,28 @@ fn plain_prefix_sse2(bytes: &[u8]) -> usize {
         }
         i += 16;
     }
-    // The last few bytes, padded with a letter.
     let rest = chunks.remainder();
-    let mut chunk = [b'a'; 16];
-    chunk[..rest.len()].copy_from_slice(rest);
-    match special(&chunk) {
+    if rest.is_empty() {
+        return bytes.len();
+    }
+    // The last few bytes: as the end of the last sixteen, whose first
+    // bytes were found clean above (no copy, which cost a call to memcpy
+    // per record), or, in a string shorter than sixteen, padded with a
+    // letter.
+    let mask = match bytes.len().checked_sub(16) {
+        Some(start) => {
+            let Ok(last) = <&[u8; 16]>::try_from(&bytes[start..]) else {
+                return i;
+            };
+            special(last) >> (16 - rest.len())
+        }
+        None => {
+            let mut chunk = [b'a'; 16];
+            chunk[..rest.len()].copy_from_slice(rest);
+            special(&chunk)
+        }
+    };
+    match mask {
         0 => bytes.len(),
         mask => i + mask.trailing_zeros() as usize,
     }
