@@ -122,13 +122,10 @@ fn plain_words(text: &str, masks: LineMasks, words: &mut Vec<Word>) -> bool {
         if assignment || word[0] == b'#' {
             return false;
         }
-        let Some(text) = text.get(start..end) else {
+        let Some(word) = Word::plain_run(text, start..end) else {
             return false;
         };
-        words.push(Word {
-            span: start..end,
-            ..Word::literal(text)
-        });
+        words.push(word);
     }
     !words.is_empty()
 }
@@ -191,13 +188,10 @@ fn plain_or_quoted_words(text: &str, words: &mut Vec<Word>) -> bool {
         if src[start] == b'#' {
             break false;
         }
-        let Some(text) = text.get(start..pos) else {
+        let Some(word) = Word::plain_run(text, start..pos) else {
             break false;
         };
-        words.push(Word {
-            span: start..pos,
-            ..Word::literal(text)
-        });
+        words.push(word);
     }
 }
 

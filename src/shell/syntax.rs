@@ -31,9 +31,8 @@ pub struct Word {
 }
 
 impl Word {
-    /// A literal, unquoted word: a synthetic one of the normaliser's (its
-    /// span empty), or, with its span, a run of plain bytes a reader took
-    /// whole.
+    /// A literal, unquoted word with no span: a synthetic one of the
+    /// normaliser's.
     pub fn literal(text: impl Into<CompactString>) -> Word {
         Word {
             text: text.into(),
@@ -42,6 +41,17 @@ impl Word {
             substitution: false,
             span: 0..0,
         }
+    }
+
+    /// The literal, unquoted word a reader takes whole from bytes `span` of
+    /// `source`, all of them plain; `None` when the span does not fall on
+    /// character boundaries (a run of plain bytes, all ASCII, always does).
+    #[inline(always)]
+    pub(crate) fn plain_run(source: &str, span: Range<usize>) -> Option<Word> {
+        Some(Word {
+            span: span.clone(),
+            ..Word::literal(source.get(span)?)
+        })
     }
 }
 

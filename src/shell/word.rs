@@ -108,11 +108,10 @@ impl Parser<'_> {
                 .get(start + run)
                 .is_none_or(|&b| is_meta(b) && b != b'(')
         {
-            self.pos += run;
-            return Some(Word {
-                span: start..self.pos,
-                ..Word::literal(&self.text[start..self.pos])
-            });
+            if let Some(word) = Word::plain_run(self.text, start..start + run) {
+                self.pos += run;
+                return Some(word);
+            }
         }
         let mut w = WordBuf::new(start);
         // Process substitution `<(…)`, `>(…)` and zsh's `=(…)` at word start.
