@@ -677,17 +677,29 @@ impl ListTable {
                 return Some(false);
             };
             // A damaged table pointing past the list finds nothing there.
-            if i < count
-                && span_at(lists, first + i)
-                    .and_then(|span| text_at(text, span))
-                    .is_some_and(|w| w == word)
-            {
+            if i < count && item_is(text, lists, first + i, word) {
                 return Some(true);
             }
             slot = (slot + 1) % Self::SLOTS;
         }
         Some(false)
     }
+}
+
+/// Whether item `i` of a bundle's lists is `word` (an item whose span lies
+/// outside the text is not), its length compared before its text is
+/// looked at.
+fn item_is(text: &str, lists: &[u8], i: usize, word: &str) -> bool {
+    span_at(lists, i).is_some_and(|(at, len)| {
+        // Equal bytes of a valid `str` lie on character boundaries of the
+        // text too.
+        let at = at as usize;
+        len as usize == word.len()
+            && at
+                .checked_add(word.len())
+                .and_then(|end| text.as_bytes().get(at..end))
+                == Some(word.as_bytes())
+    })
 }
 
 /// Item `i` of a bundle's lists.
@@ -788,20 +800,9 @@ impl<'a> Words<'a> {
     }
 
     /// [`Words::contains`] for a packed list without a table: each word in
-    /// turn, its length compared before its text is looked at.
+    /// turn.
     fn in_order(text: &str, lists: &[u8], list: List, word: &str) -> bool {
-        (0..list.1 as usize).any(|i| {
-            span_at(lists, list.0 as usize + i).is_some_and(|(at, len)| {
-                // Equal bytes of a valid `str` lie on character
-                // boundaries of the text too.
-                let at = at as usize;
-                len as usize == word.len()
-                    && at
-                        .checked_add(word.len())
-                        .and_then(|end| text.as_bytes().get(at..end))
-                        == Some(word.as_bytes())
-            })
-        })
+        (0..list.1 as usize).any(|i| item_is(text, lists, list.0 as usize + i, word))
     }
 
     /// The first word.
