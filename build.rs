@@ -30,6 +30,9 @@ mod plan;
 #[path = "src/taxonomy/schema.rs"]
 mod schema;
 #[allow(dead_code)]
+#[path = "src/spec/format.rs"]
+mod spec_format;
+#[allow(dead_code)]
 #[path = "src/matcher/table.rs"]
 mod table;
 
@@ -41,6 +44,7 @@ const MAX_DENSE_DFA: usize = 1 << 20;
 fn main() {
     println!("cargo:rerun-if-changed=taxonomy");
     let root = Path::new("taxonomy");
+    write_specs(root);
     // An unreadable taxonomy embeds nothing; the test suite then fails
     // on the empty taxonomy, naming the problem.
     let files = files::toml_files(root).unwrap_or_default();
@@ -423,4 +427,46 @@ fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>
         )
         .build_many(patterns);
     dfa.ok()
+}
+
+/// Compiles `taxonomy/specs/*.toml` into `specs.postcard`: a sorted name
+/// index and each spec encoded on its own. A file or spec that does not
+/// compile is left out; the loader's tests then name it with its line.
+fn write_specs(root: &Path) {
+    let files = files::toml_files(root).unwrap_or_default();
+    let mut specs: Vec<Vec<u8>> = Vec::new();
+    let mut names: Vec<(String, u32)> = Vec::new();
+    let mut count = 0;
+    for (rel, path) in &files {
+        if !rel.starts_with("specs/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let Ok(file) = toml::from_str::<spec_format::SpecFile>(&text) else {
+            continue;
+        };
+        count += 1;
+        let lines = spec_format::table_lines(&text);
+        for (k, raw) in file.command.iter().enumerate() {
+            let line = lines.get(k).copied().unwrap_or(0);
+            let Ok(spec) = spec_format::compile(raw, rel, line) else {
+                continue;
+            };
+            let index = u32::try_from(specs.len()).unwrap_or(u32::MAX);
+            for n in &raw.names {
+                names.push((n.clone(), index));
+            }
+            specs.push(postcard::to_allocvec(&spec).unwrap_or_default());
+        }
+    }
+    names.sort();
+    names.dedup_by(|a, b| a.0 == b.0);
+    let packed = spec_format::PackedSpecs {
+        names: names.iter().map(|(n, i)| (n.as_str(), *i)).collect(),
+        specs: specs.iter().map(Vec::as_slice).collect(),
+        files: count,
+    };
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
+    let bytes = postcard::to_allocvec(&packed).unwrap_or_default();
+    let _ = std::fs::write(out.join("specs.postcard"), bytes);
 }

@@ -23,6 +23,7 @@ use crate::label::{BlastRadius, Class, Label, Origin};
 use crate::matcher::Matcher;
 use crate::normalize::{self, canonical_with, Canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
+pub use crate::spec::Context;
 use crate::taxonomy::Taxonomy;
 
 /// How many levels of `sh -c` / `eval` / `ssh` strings are followed.
@@ -45,7 +46,8 @@ pub struct Examined {
     pub wrappers: Vec<String>,
     /// Ids of destructive entries that matched.
     pub destructive: Vec<String>,
-    /// Ids of safe entries that matched.
+    /// The command spec that explained every word, as `NAME (category)
+    /// FILE:LINE` (`NAME (help)` for a help or version request).
     pub safe: Vec<String>,
     /// Where the command stands in the input, for commands written at the
     /// top level: `[start, end)` byte offsets.
@@ -121,7 +123,23 @@ impl Classifier {
 
     /// Labels one shell command.
     pub fn classify(&self, command: &str) -> Label {
-        self.run(command, Detail::Label).label
+        self.run(command, Detail::Label, Context::default()).label
+    }
+
+    /// Labels one shell command run in a known place: an absolute path
+    /// below the working directory is then inside it, as a relative one
+    /// always is.
+    ///
+    /// ```
+    /// use toolgate::{Class, Classifier, Context};
+    /// let c = Classifier::embedded().unwrap();
+    /// let ctx = Context { cwd: Some("/app") };
+    /// assert_eq!(c.classify_in("cat /app/src/main.rs", &ctx).class, Class::Safe);
+    /// assert_eq!(c.classify("cat /app/src/main.rs").class, Class::Unknown);
+    /// assert_eq!(c.classify_in("cat /app/../etc/passwd", &ctx).class, Class::Unknown);
+    /// ```
+    pub fn classify_in(&self, command: &str, ctx: &Context) -> Label {
+        self.run(command, Detail::Label, *ctx).label
     }
 
     /// Labels one shell command as [`Classifier::classify`] does, except
@@ -138,15 +156,20 @@ impl Classifier {
     /// assert_eq!(c.classify_terse("rm -rf /"), c.classify("rm -rf /"));
     /// ```
     pub fn classify_terse(&self, command: &str) -> Label {
-        self.run(command, Detail::Terse).label
+        self.run(command, Detail::Terse, Context::default()).label
     }
 
     /// Labels one shell command and reports how it got there.
     pub fn analyze(&self, command: &str) -> Analysis {
-        self.run(command, Detail::Explain)
+        self.run(command, Detail::Explain, Context::default())
     }
 
-    fn run(&self, command: &str, detail: Detail) -> Analysis {
+    /// [`Classifier::analyze`] in a known place.
+    pub fn analyze_in(&self, command: &str, ctx: &Context) -> Analysis {
+        self.run(command, Detail::Explain, *ctx)
+    }
+
+    fn run<'x>(&'x self, command: &str, detail: Detail, ctx: Context<'x>) -> Analysis {
         // A command nearly always starts with a printable ASCII byte, which
         // settles that it is not blank without trimming it.
         let starts_printable = command
@@ -172,13 +195,19 @@ impl Classifier {
         // and out cost every command a copy); a classification that is
         // already using them on this thread gets buffers of its own.
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.walk(command, detail, &mut scratch),
-            Err(_) => self.walk(command, detail, &mut Scratch::default()),
+            Ok(mut scratch) => self.walk(command, detail, &mut scratch, ctx),
+            Err(_) => self.walk(command, detail, &mut Scratch::default(), ctx),
         })
     }
 
-    fn walk(&self, command: &str, detail: Detail, scratch: &mut Scratch) -> Analysis {
-        let mut walk = Walk::new(self, detail, scratch);
+    fn walk<'x>(
+        &'x self,
+        command: &str,
+        detail: Detail,
+        scratch: &mut Scratch,
+        ctx: Context<'x>,
+    ) -> Analysis {
+        let mut walk = Walk::new(self, detail, scratch, ctx);
         walk.script(command, 0, None);
         walk.finish()
     }
@@ -200,6 +229,18 @@ impl Classifier {
 /// The reason given when a matched entry cannot be read back (only a
 /// damaged binary could do that).
 const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
+
+/// The category of a call that only asks for help or a version.
+pub const HELP_CATEGORY: &str = "help";
+/// Its reason.
+const HELP_REASON: &str = "prints its help or version and exits";
+
+/// How `explain` names the spec that explained a command.
+fn spec_id(spec: &crate::spec::Spec<'static>, help: bool) -> String {
+    let name = spec.names.first().map_or("", |n| n.as_ref());
+    let category = if help { HELP_CATEGORY } else { &spec.category };
+    format!("{name} ({category}) {}:{}", spec.file, spec.line)
+}
 
 /// Entry `i`'s id, for `explain`.
 fn entry_id(tax: &Taxonomy, i: usize) -> String {
@@ -291,8 +332,10 @@ struct Walk<'c, 's> {
     /// The first command word examined, for the "no entry" reason.
     first_name: Option<CompactString>,
     not_safe: Vec<Cow<'static, str>>,
-    /// The safe entry that matched the single top-level command.
-    safe_rule: Option<usize>,
+    /// The spec that explained the single top-level command.
+    safe_spec: Option<crate::spec::Verdict<'c>>,
+    /// Where the command runs.
+    ctx: crate::spec::Context<'c>,
     invocations: usize,
     /// Buffers reused from one command to the next on this thread.
     scratch: &'s mut Scratch,
@@ -303,7 +346,12 @@ struct Walk<'c, 's> {
 }
 
 impl<'c, 's> Walk<'c, 's> {
-    fn new(c: &'c Classifier, detail: Detail, scratch: &'s mut Scratch) -> Walk<'c, 's> {
+    fn new(
+        c: &'c Classifier,
+        detail: Detail,
+        scratch: &'s mut Scratch,
+        ctx: crate::spec::Context<'c>,
+    ) -> Walk<'c, 's> {
         Walk {
             c,
             explain: detail == Detail::Explain,
@@ -314,7 +362,8 @@ impl<'c, 's> Walk<'c, 's> {
             worst: None,
             first_name: None,
             not_safe: Vec::new(),
-            safe_rule: None,
+            safe_spec: None,
+            ctx,
             invocations: 0,
             scratch,
             seen: FxHashSet::default(),
@@ -435,7 +484,7 @@ impl<'c, 's> Walk<'c, 's> {
                         plain_name: true,
                         ..Invocation::default()
                     };
-                    self.invocation(inv, None, None, depth, Some("redirection"));
+                    self.invocation(inv, None, None, depth, Some("redirection"), None);
                 }
                 _ => {}
             }
@@ -450,8 +499,15 @@ impl<'c, 's> Walk<'c, 's> {
         if cmd.words.iter().any(|w| !w.literal) {
             self.refuse_safe("a word is expanded by the shell at run time");
         }
+        if let Some(fed) = &cmd.stdin {
+            // Here-strings and unquoted here-documents are expanded like
+            // words: `${x:=…}`, `$(…)` and `$SECRET` run or print there too.
+            if !fed.literal && fed.text.bytes().any(|b| b == b'$' || b == b'`') {
+                self.refuse_safe("a here-document or here-string is expanded by the shell");
+            }
+        }
         let inv = normalize::peel(&cmd.words, &self.c.tax);
-        self.invocation(inv, stdin, source, depth, via);
+        self.invocation(inv, stdin, source, depth, via, Some(&cmd.words));
     }
 
     fn invocation(
@@ -461,6 +517,7 @@ impl<'c, 's> Walk<'c, 's> {
         source: Option<&'static str>,
         depth: usize,
         via: Option<&str>,
+        written: Option<&[Word]>,
     ) {
         self.invocations += 1;
         if self.invocations > MAX_INVOCATIONS {
@@ -490,7 +547,22 @@ impl<'c, 's> Walk<'c, 's> {
         // commands have no group at all.
         let spec = normalize::command_spec(&inv, tax);
         let name = normalize::matched_name(&inv, spec);
-        let destructive = m.groups_for(&m.destructive, name);
+        // `rm --help` prints text and exits: no destructive entry applies.
+        // (Asked only when the last word could be a help word at all.)
+        let help = inv.plain_name
+            && inv.args.len() <= 3
+            && inv.args.last().is_some_and(|w| {
+                w.text.starts_with('-') || w.text == "help" || w.text == "version"
+            })
+            && {
+                let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
+                crate::spec::help_form(&tax.specs, &inv.name, &args)
+            };
+        let destructive = if help {
+            Default::default()
+        } else {
+            m.groups_for(&m.destructive, name)
+        };
         let build = |scratch: &mut String| canonical_with(&inv, spec, tax, std::mem::take(scratch));
         let mut canon: Option<Canonical> = None;
         if self.explain || !destructive.is_empty() {
@@ -535,23 +607,28 @@ impl<'c, 's> Walk<'c, 's> {
             && self.worst.is_none()
             && !self.refused
             && broken.is_empty();
-        if self.explain || may_be_safe {
-            let safe = m.groups_for(&m.safe, name);
-            if !safe.is_empty() {
-                let canon = canon.get_or_insert_with(|| build(&mut self.scratch.canon));
-                if let Err(e) = m.command_matches(tax, &safe, canon, &mut hits) {
-                    broken.push(e);
+        // Safe comes from the command's spec alone, read from the words as
+        // written (wrappers included: a wrapper has a spec or is not safe).
+        if let (Some(words), true) = (written, self.explain || may_be_safe) {
+            let words: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+            match crate::spec::check(&tax.specs, &words, &self.ctx) {
+                Ok(v) => {
+                    if let Some(e) = examined.as_mut() {
+                        e.safe.push(spec_id(v.spec, v.help));
+                    }
+                    if self.invocations == 1 && depth == 0 {
+                        self.safe_spec = Some(v);
+                    }
+                }
+                Err(refusal) => {
+                    if self.invocations == 1 && depth == 0 {
+                        self.refuse_safe_with(|| refusal.to_string());
+                    }
                 }
             }
         }
         for e in broken {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
-        }
-        if let Some(e) = examined.as_mut() {
-            e.safe.extend(hits.iter().map(|&h| entry_id(tax, h)));
-        }
-        if self.invocations == 1 && depth == 0 {
-            self.safe_rule = hits.first().copied();
         }
         self.scratch.hits = hits;
         if let Some(canon) = canon {
@@ -581,7 +658,7 @@ impl<'c, 's> Walk<'c, 's> {
                         continue;
                     }
                     let inner = normalize::peel(&words, &self.c.tax);
-                    self.invocation(inner, None, None, depth + 1, Some(&runner));
+                    self.invocation(inner, None, None, depth + 1, Some(&runner), None);
                 }
                 Nested::Code { lang, text } => {
                     self.refuse_safe_with(|| format!("runs inline {lang} code"));
@@ -611,7 +688,7 @@ impl<'c, 's> Walk<'c, 's> {
                         plain_name: true,
                         ..Invocation::default()
                     };
-                    self.invocation(inv, None, None, depth, Some("pipe into a shell"));
+                    self.invocation(inv, None, None, depth, Some("pipe into a shell"), None);
                 }
                 Nested::Opaque { what } => {
                     self.refuse_safe_with(|| format!("{what}, whose contents cannot be seen"));
@@ -703,16 +780,18 @@ impl<'c, 's> Walk<'c, 's> {
                     reason: UNREADABLE_ENTRY.into(),
                 },
             }
-        } else if let (false, Some(rule_index)) = (self.refused, self.safe_rule) {
-            match tax.entry(rule_index) {
-                Some(e) => Label {
-                    class: Class::Safe,
-                    origin: Origin::Classifier,
-                    blast_radius: Some(BlastRadius::Safe),
-                    category: e.category,
-                    reason: e.reason,
-                },
-                None => Label::unknown(UNREADABLE_ENTRY),
+        } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
+            let (category, reason) = if v.help {
+                (Cow::Borrowed(HELP_CATEGORY), Cow::Borrowed(HELP_REASON))
+            } else {
+                (v.spec.category.clone(), v.spec.reason.clone())
+            };
+            Label {
+                class: Class::Safe,
+                origin: Origin::Classifier,
+                blast_radius: Some(BlastRadius::Safe),
+                category,
+                reason,
             }
         } else if !self.reasons {
             Label::unknown("")

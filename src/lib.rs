@@ -63,10 +63,11 @@ pub mod normalize;
 pub mod profile;
 pub mod report;
 pub mod shell;
+pub mod spec;
 pub mod taxonomy;
 pub mod tools;
 
-pub use classify::{classify, classify_bytes, Analysis, Classifier};
+pub use classify::{classify, classify_bytes, Analysis, Classifier, Context};
 pub use error::TaxonomyError;
 pub use label::{BlastRadius, Class, Label, Origin};
 pub use taxonomy::Taxonomy;

@@ -19,5 +19,6 @@ mod profiles;
 mod properties;
 mod readme_examples;
 mod reference_doc;
+mod spec_examples;
 mod taxonomy_examples;
 mod util;

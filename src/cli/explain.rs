@@ -46,14 +46,8 @@ pub fn run(
                 )?;
             }
         }
-        for id in &c.safe {
-            if let Some(rule) = classifier.taxonomy().rule(id) {
-                writeln!(
-                    out,
-                    "{indent}   safe shape: {id} ({}) {}:{}",
-                    rule.category, rule.file, rule.line
-                )?;
-            }
+        for spec in &c.safe {
+            writeln!(out, "{indent}   explained by spec: {spec}")?;
         }
     }
     let other: Vec<_> = a
@@ -85,7 +79,10 @@ pub fn run(
             worst.rule, worst.blast_radius
         )?;
     } else if a.not_safe.is_empty() {
-        writeln!(out, "  safe: one plain command matched a safe shape whole")?;
+        writeln!(
+            out,
+            "  safe: one plain command, every word explained by its spec"
+        )?;
     }
     for why in &a.not_safe {
         writeln!(out, "  not safe: {why}")?;

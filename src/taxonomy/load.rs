@@ -93,7 +93,9 @@ pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyEr
             parsed: parsed_file,
         });
     }
-    build(parsed, true)
+    let mut tax = build(parsed, true)?;
+    tax.specs = Arc::new(crate::spec::Specs::load(sources)?);
+    Ok(tax)
 }
 
 /// One taxonomy file, parsed, with its text (which locates its entries).
@@ -124,6 +126,15 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     let mut seen: FxHashMap<String, (String, usize)> = FxHashMap::default();
     for (file, text, parsed) in rule_files {
         let mut ids = IdLines::new(text);
+        if let Some(raw) = parsed.safe.first() {
+            return Err(TaxonomyError::Entry {
+                file: file.clone(),
+                line: ids.next_line_of(&raw.id),
+                id: raw.id.clone(),
+                field: "safe".into(),
+                message: "rule files hold destructive shapes only: a safe verdict comes from a command spec in specs/*.toml, which explains every option and argument of the command".into(),
+            });
+        }
         for (class, raws) in [
             (Class::Destructive, parsed.destructive),
             (Class::Safe, parsed.safe),
@@ -146,6 +157,9 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     }
     Ok(tax)
 }
+
+/// The embedded command specs, as `build.rs` compiled them.
+static EMBEDDED_SPECS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/specs.postcard"));
 
 /// The embedded taxonomy, as `build.rs` parsed and stored it.
 static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxonomy.postcard"));
@@ -184,6 +198,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     // Entries stay packed: a label reads the few fields it needs in place
     // (`packed_entry`), and whole rules are built only on request.
     tax.set_packed(bundle);
+    tax.specs = Arc::new(crate::spec::Specs::from_packed(EMBEDDED_SPECS)?);
     tax.embedded = true;
     Ok(tax)
 }

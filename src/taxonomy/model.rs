@@ -204,6 +204,8 @@ pub struct Taxonomy {
     pub wrappers: FxHashMap<Cow<'static, str>, Arc<Wrapper>>,
     /// Named argument shapes.
     pub shapes: BTreeMap<String, String>,
+    /// The command specs that safe verdicts come from (`specs/*.toml`).
+    pub specs: Arc<crate::spec::Specs>,
     /// Loaded from the binary's own copy, for which `build.rs` compiled the
     /// automata (the matcher still checks they fit).
     pub(crate) embedded: bool,

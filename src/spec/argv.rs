@@ -1,0 +1,843 @@
+//! Reading a command's argv the way its real parser does, against its spec.
+//!
+//! GNU getopt_long's rules (the default): options and operands in any
+//! order; `--` ends the options; a long option may be abbreviated to any
+//! unique prefix (an exact name wins; a prefix of several is an error, so
+//! it is not safe here either); `--name=value` or `--name value` for a
+//! required value, only `--name=value` for an optional one; short options
+//! bundle (`-abc`), and a short option that takes a value takes the rest of
+//! its word (`-ofile`, `-vo file`). `posix` syntax stops at the first
+//! operand; `single-dash` reads whole words (`-name`) and never bundles.
+
+use std::fmt;
+
+use super::content;
+use super::format::{Arity, Effect, Opt, Repeat, Role, Spec, Syntax};
+use super::paths::{self, Context};
+use super::Specs;
+use crate::normalize::command_name;
+use crate::shell::Word;
+
+/// How many wrappers deep (`nice timeout 5 ls`) a safe command may be.
+const MAX_DEPTH: usize = 8;
+
+/// A command a spec explains whole.
+#[derive(Clone, Copy, Debug)]
+pub struct Verdict<'s> {
+    /// The spec that explained it (the innermost, for a wrapped command).
+    pub spec: &'s Spec<'static>,
+    /// It asks only for help or a version.
+    pub help: bool,
+}
+
+/// The word a spec could not explain, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The word (empty when the command as a whole is the reason).
+    pub word: String,
+    /// Why it rules out a safe verdict.
+    pub why: String,
+}
+
+impl Refusal {
+    fn new(word: &str, why: impl Into<String>) -> Refusal {
+        Refusal {
+            word: word.to_string(),
+            why: why.into(),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.word.is_empty() {
+            f.write_str(&self.why)
+        } else {
+            write!(f, "`{}`: {}", self.word, self.why)
+        }
+    }
+}
+
+/// Checks a simple command's words (command word first, all literal)
+/// against the specs.
+pub fn check<'s>(specs: &'s Specs, words: &[&str], ctx: &Context) -> Result<Verdict<'s>, Refusal> {
+    Reader { specs, ctx }.command(words, 0)
+}
+
+/// Whether `name args…` only asks for help or a version, as its spec says
+/// the command honours (`rm --help`, `git push -h`): such a call prints
+/// text and exits, whatever the command would otherwise do.
+pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
+    let mut path = name.to_string();
+    let mut args = args;
+    let mut depth = 0;
+    while let Some(spec) = specs.get(&path) {
+        depth += 1;
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        if let [only] = args {
+            return spec.help.iter().chain(&spec.docs).any(|h| h == only);
+        }
+        if !spec.subcommands || args.len() < 2 {
+            return false;
+        }
+        let sub = format!("{path} {}", args[0]);
+        if specs.get(&sub).is_none() {
+            return args.len() == 2
+                && spec.help_subcommands.iter().any(|s| s == args[0])
+                && spec
+                    .subcommand_help
+                    .iter()
+                    .chain(&spec.docs)
+                    .any(|h| h == args[1]);
+        }
+        path = sub;
+        args = &args[1..];
+    }
+    false
+}
+
+struct Reader<'s, 'c> {
+    specs: &'s Specs,
+    ctx: &'c Context<'c>,
+}
+
+/// What the options read so far have said.
+#[derive(Default)]
+struct Seen<'w> {
+    /// Operands, with whether they came after `--`.
+    operands: Vec<(&'w str, bool)>,
+    /// An option supplied the pattern (`grep -e`).
+    pattern: bool,
+    /// An option made the command read trees (`grep -r`).
+    recursive: bool,
+    /// An option made a wrapper a lookup (`command -v`).
+    lookup: bool,
+    /// Options have ended (`--`, or the first operand in posix syntax).
+    ended: bool,
+    /// `--` was seen.
+    dashdash: bool,
+}
+
+impl<'s> Reader<'s, '_> {
+    fn command(&self, words: &[&str], depth: usize) -> Result<Verdict<'s>, Refusal> {
+        let Some((&first, args)) = words.split_first() else {
+            return Err(Refusal::new("", "no command"));
+        };
+        if depth > MAX_DEPTH {
+            return Err(Refusal::new(first, "wrappers nested too deep"));
+        }
+        let word = Word::literal(first);
+        let (name, plain) = command_name(&word);
+        if !plain {
+            return Err(Refusal::new(
+                first,
+                "not a plain command name or a system path",
+            ));
+        }
+        let Some(spec) = self.specs.get(&name) else {
+            return Err(Refusal::new(
+                first,
+                format!("no spec says what `{name}` does with its arguments"),
+            ));
+        };
+        self.spec(spec, &name, args, depth)
+    }
+
+    fn spec(
+        &self,
+        spec: &'s Spec<'static>,
+        path: &str,
+        args: &[&str],
+        depth: usize,
+    ) -> Result<Verdict<'s>, Refusal> {
+        if let [only] = args {
+            if spec.help.iter().any(|h| h == only) {
+                return Ok(Verdict { spec, help: true });
+            }
+        }
+        if spec.help_only {
+            let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
+            return Err(Refusal::new(
+                args.first().copied().unwrap_or(path),
+                format!(
+                    "only `{path} {}` alone is known to be safe",
+                    forms.join("` or `{path} ").replace("{path}", path)
+                ),
+            ));
+        }
+        let mut seen = Seen::default();
+        let fixed = spec
+            .operands
+            .iter()
+            .filter(|o| o.repeat == Repeat::One)
+            .count();
+        let mut i = 0;
+        while i < args.len() {
+            let w = args[i];
+            let option = !seen.ended && w.len() > 1 && w.starts_with('-');
+            if !option && !spec.operators.iter().any(|o| o == w) || seen.ended {
+                if spec.subcommands && seen.operands.is_empty() {
+                    if seen.dashdash {
+                        return Err(Refusal::new(w, "a subcommand after `--`"));
+                    }
+                    return self.subcommand(spec, path, w, &args[i + 1..], depth);
+                }
+                if spec.wraps && !seen.lookup && seen.operands.len() == fixed {
+                    return self.command(&args[i..], depth + 1);
+                }
+                seen.operands.push((w, seen.dashdash));
+                if spec.syntax == Syntax::Posix {
+                    seen.ended = true;
+                }
+                i += 1;
+                continue;
+            }
+            if w == "--" && spec.syntax != Syntax::SingleDash {
+                seen.ended = true;
+                seen.dashdash = true;
+                i += 1;
+                continue;
+            }
+            if spec.operators.iter().any(|o| o == w) {
+                i += 1;
+                continue;
+            }
+            if spec.numeric_option && w[1..].bytes().all(|b| b.is_ascii_digit()) {
+                i += 1;
+                continue;
+            }
+            i = self.option(spec, path, args, i, &mut seen)?;
+        }
+        self.operands(spec, path, &seen)?;
+        Ok(Verdict { spec, help: false })
+    }
+
+    fn subcommand(
+        &self,
+        spec: &'s Spec<'static>,
+        path: &str,
+        word: &str,
+        rest: &[&str],
+        depth: usize,
+    ) -> Result<Verdict<'s>, Refusal> {
+        let sub = format!("{path} {word}");
+        if let Some(s) = self.specs.get(&sub) {
+            return self.spec(s, &sub, rest, depth);
+        }
+        if let [only] = rest {
+            if spec.help_subcommands.iter().any(|s| s == word)
+                && spec.subcommand_help.iter().any(|h| h == only)
+            {
+                return Ok(Verdict { spec, help: true });
+            }
+        }
+        Err(Refusal::new(
+            word,
+            format!("`{sub}` has no spec, so what it does is not known"),
+        ))
+    }
+
+    /// Reads the option at `args[i]`; returns the index after it and its
+    /// value.
+    fn option(
+        &self,
+        spec: &'s Spec<'static>,
+        path: &str,
+        args: &[&str],
+        i: usize,
+        seen: &mut Seen,
+    ) -> Result<usize, Refusal> {
+        let w = args[i];
+        let unknown = || Refusal::new(w, format!("not an option `{path}` is known to take"));
+        if spec.syntax == Syntax::SingleDash {
+            if let Some(opt) = exact(spec, w) {
+                return self.take(opt, w, w, None, args, i, seen);
+            }
+            if let Some((name, value)) = w.split_once('=') {
+                if let Some(opt) = exact(spec, name) {
+                    return self.take(opt, w, name, Some(value), args, i, seen);
+                }
+            }
+            return Err(unknown());
+        }
+        if w.starts_with("--") {
+            let (name, value) = match w.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (w, None),
+            };
+            return match long(spec, name) {
+                Long::Found(opt, resolved) => self.take(opt, w, resolved, value, args, i, seen),
+                Long::Ambiguous(names) => Err(Refusal::new(
+                    w,
+                    format!(
+                        "an ambiguous abbreviation (of {}), which the real parser refuses",
+                        names.join(", ")
+                    ),
+                )),
+                Long::None => Err(unknown()),
+            };
+        }
+        // A bundle of short options; one that takes a value ends it.
+        let body = &w[1..];
+        for (j, c) in body.char_indices() {
+            let mut buf = [0u8; 4];
+            let short = format!("-{}", c.encode_utf8(&mut buf));
+            let Some(opt) = exact(spec, &short) else {
+                return Err(if body.len() == c.len_utf8() {
+                    unknown()
+                } else {
+                    Refusal::new(
+                        w,
+                        format!("`{short}` is not an option `{path}` is known to take"),
+                    )
+                });
+            };
+            let rest = &body[j + c.len_utf8()..];
+            match opt.arity {
+                Arity::None => {
+                    self.effect(opt, w, &short)?;
+                    note(opt, seen);
+                }
+                Arity::Required | Arity::Pair if !rest.is_empty() => {
+                    return self.take(opt, w, &short, Some(rest), args, i, seen);
+                }
+                Arity::Optional if !rest.is_empty() => {
+                    return self.take(opt, w, &short, Some(rest), args, i, seen);
+                }
+                _ => return self.take(opt, w, &short, None, args, i, seen),
+            }
+        }
+        Ok(i + 1)
+    }
+
+    /// Takes an option found as `resolved`, written in `word`, with its
+    /// attached value if any.
+    #[allow(clippy::too_many_arguments)]
+    fn take(
+        &self,
+        opt: &Opt<'static>,
+        word: &str,
+        resolved: &str,
+        attached: Option<&str>,
+        args: &[&str],
+        i: usize,
+        seen: &mut Seen,
+    ) -> Result<usize, Refusal> {
+        self.effect(opt, word, resolved)?;
+        note(opt, seen);
+        match opt.arity {
+            Arity::None => match attached {
+                Some(_) => Err(Refusal::new(word, format!("{resolved} takes no value"))),
+                None => Ok(i + 1),
+            },
+            Arity::Optional => {
+                if let Some(v) = attached {
+                    self.role(opt.role, v, false)?;
+                }
+                Ok(i + 1)
+            }
+            Arity::Required => {
+                let (value, next) = match attached {
+                    Some(v) => (v, i + 1),
+                    None => match args.get(i + 1) {
+                        Some(v) => (*v, i + 2),
+                        None => {
+                            return Err(Refusal::new(word, format!("{resolved} needs a value")))
+                        }
+                    },
+                };
+                self.role(opt.role, value, false)?;
+                Ok(next)
+            }
+            Arity::Pair => {
+                if attached.is_some() {
+                    return Err(Refusal::new(
+                        word,
+                        format!("{resolved} takes two separate words"),
+                    ));
+                }
+                match args.get(i + 2) {
+                    Some(v) => {
+                        self.role(opt.role, v, false)?;
+                        Ok(i + 3)
+                    }
+                    None => Err(Refusal::new(
+                        word,
+                        format!("{resolved} needs a name and a value"),
+                    )),
+                }
+            }
+        }
+    }
+
+    fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {
+        if opt.effect == Effect::Harmless {
+            return Ok(());
+        }
+        let what = if opt.note.is_empty() {
+            opt.effect.describe().to_string()
+        } else {
+            format!("{} ({})", opt.effect.describe(), opt.note)
+        };
+        let written = word.split('=').next().unwrap_or(word);
+        let why = if written != resolved && written.starts_with("--") {
+            format!("abbreviation of {resolved}, which {what}")
+        } else if written != resolved {
+            format!("{resolved} {what}")
+        } else {
+            what
+        };
+        Err(Refusal::new(word, why))
+    }
+
+    /// Matches the operands against the spec's grammar and checks each.
+    fn operands(&self, spec: &Spec<'static>, path: &str, seen: &Seen) -> Result<(), Refusal> {
+        let tree = spec.recursive || seen.recursive;
+        let mut r = 0;
+        let mut pattern_skipped = !seen.pattern;
+        let mut files = 0;
+        for &(w, after) in &seen.operands {
+            if let (true, Some(role)) = (after, spec.after_dashdash) {
+                self.role(role, w, tree)?;
+                continue;
+            }
+            if spec.plus_number
+                && w.len() > 1
+                && w.starts_with('+')
+                && w[1..].bytes().all(|b| b.is_ascii_digit())
+            {
+                continue;
+            }
+            if seen.lookup {
+                self.role(Role::CommandName, w, false)?;
+                continue;
+            }
+            let op = loop {
+                let Some(op) = spec.operands.get(r) else {
+                    return Err(Refusal::new(
+                        w,
+                        format!("an operand `{path}` is not known to take"),
+                    ));
+                };
+                if !pattern_skipped
+                    && matches!(op.role, Role::Pattern | Role::SedScript | Role::JqFilter)
+                {
+                    pattern_skipped = true;
+                    r += 1;
+                    continue;
+                }
+                break op;
+            };
+            if matches!(op.role, Role::File | Role::Dir) {
+                files += 1;
+            }
+            self.role(op.role, w, tree)?;
+            if op.repeat != Repeat::Many {
+                r += 1;
+            }
+        }
+        if tree
+            && files == 0
+            && spec
+                .operands
+                .iter()
+                .any(|o| matches!(o.role, Role::File | Role::Dir))
+        {
+            return Err(Refusal::new(
+                "",
+                "with no file named it searches the whole working directory, where secrets such as `.env` live",
+            ));
+        }
+        Ok(())
+    }
+
+    fn role(&self, role: Role, w: &str, tree: bool) -> Result<(), Refusal> {
+        let refuse = |why: String| Err(Refusal::new(w, why));
+        match role {
+            // Data; but a word that names a secret file is refused even
+            // here, in case the real tool reads what its spec calls text.
+            Role::Text | Role::Number | Role::Subcommand => {
+                let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
+                match paths::secret_class(&parts) {
+                    Some(class) if !w.contains(' ') => refuse(format!("names a secret ({class})")),
+                    _ => Ok(()),
+                }
+            }
+            Role::Pattern => match content::hunts_credentials(w) {
+                Some(why) => refuse(why),
+                None => Ok(()),
+            },
+            Role::File | Role::Dir => paths::check(w, self.ctx, tree).or_else(refuse),
+            Role::Pathspec => self.pathspec(w, tree),
+            Role::Rev => self.rev(w),
+            Role::RevOrPath => {
+                if w.contains(':') {
+                    self.rev(w)
+                } else if w.starts_with('-') {
+                    refuse("not a revision or a path".into())
+                } else {
+                    self.pathspec(w, false)
+                }
+            }
+            Role::CommandName => {
+                let ok = !w.starts_with('-')
+                    && w.bytes().all(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'+' | b'-')
+                    });
+                if ok {
+                    Ok(())
+                } else {
+                    refuse("not a command name".into())
+                }
+            }
+            Role::SedScript => content::sed_script(w).or_else(refuse),
+            Role::JqFilter => content::jq_filter(w).or_else(refuse),
+        }
+    }
+
+    fn pathspec(&self, w: &str, tree: bool) -> Result<(), Refusal> {
+        if w.bytes().any(|b| matches!(b, b'*' | b'?' | b'[')) {
+            return Err(Refusal::new(
+                w,
+                "a pathspec with a wildcard, which could match a secret",
+            ));
+        }
+        if w.starts_with(':') {
+            return Err(Refusal::new(
+                w,
+                "pathspec magic, which could match a secret",
+            ));
+        }
+        paths::check(w, self.ctx, tree).map_err(|why| Refusal::new(w, why))
+    }
+
+    /// A revision, or `REV:path` whose path is checked as a file.
+    fn rev(&self, w: &str) -> Result<(), Refusal> {
+        if w.starts_with('-') {
+            return Err(Refusal::new(w, "not a revision"));
+        }
+        if w.starts_with(":/") || w.starts_with(":!") {
+            return Err(Refusal::new(
+                w,
+                "a revision found by searching, which is not known ahead",
+            ));
+        }
+        let Some((_, path)) = w.split_once(':') else {
+            return Ok(());
+        };
+        // `:0:path` names a path in the index.
+        let path = match path.split_once(':') {
+            Some((stage, rest)) if stage.bytes().all(|b| b.is_ascii_digit()) => rest,
+            _ => path,
+        };
+        if path.is_empty() {
+            return Ok(());
+        }
+        paths::check(path, self.ctx, false)
+            .map_err(|why| Refusal::new(w, format!("its path {why}")))
+    }
+}
+
+fn note(opt: &Opt<'static>, seen: &mut Seen) {
+    seen.pattern |= opt.pattern;
+    seen.recursive |= opt.recursive;
+    seen.lookup |= opt.lookup;
+}
+
+fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
+    spec.options
+        .iter()
+        .find(|o| o.names.iter().any(|n| n == name))
+}
+
+enum Long<'s> {
+    Found(&'s Opt<'static>, &'s str),
+    Ambiguous(Vec<&'s str>),
+    None,
+}
+
+/// A long option by exact name or unique prefix; several names of one
+/// option are one match (getopt_long's rule).
+fn long<'s>(spec: &'s Spec<'static>, name: &str) -> Long<'s> {
+    let mut found: Option<(&Opt<'static>, &str)> = None;
+    let mut others: Vec<&str> = Vec::new();
+    for opt in &spec.options {
+        for n in &opt.names {
+            if n == name {
+                return Long::Found(opt, n);
+            }
+        }
+    }
+    if name.len() <= 2 {
+        return Long::None;
+    }
+    for opt in &spec.options {
+        let Some(n) = opt
+            .names
+            .iter()
+            .find(|n| n.starts_with("--") && n.starts_with(name))
+        else {
+            continue;
+        };
+        match found {
+            None => found = Some((opt, n)),
+            Some((f, first)) if !std::ptr::eq(f, opt) => {
+                if others.is_empty() {
+                    others.push(first);
+                }
+                others.push(n);
+            }
+            Some(_) => {}
+        }
+    }
+    match found {
+        Some(_) if !others.is_empty() => Long::Ambiguous(others),
+        Some((opt, n)) => Long::Found(opt, n),
+        None => Long::None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A made-up family of commands that uses every convention.
+    const SPECS: &str = r#"
+[[command]]
+names = ["rd"]
+category = "fs-read"
+reason = "reads"
+help = ["--help", "--version"]
+operands = ["pattern", "file..."]
+numeric_option = true
+options = '''
+-n --number
+--number-nonblank
+-o --output =file !writes
+--outline
+-k --key =text
+-c --color =?text
+-e --regexp =pattern +pattern
+-r --recursive +recursive
+-p --pager =text !executes   # pages through the named program
+--arg ==file
+-v --verbose
+'''
+
+[[command]]
+names = ["px"]
+category = "fs-read"
+reason = "reads"
+syntax = "posix"
+operands = ["file..."]
+options = '''
+-a
+'''
+
+[[command]]
+names = ["fd1"]
+category = "fs-read"
+reason = "finds"
+syntax = "single-dash"
+operators = ["(", ")", "!"]
+operands = ["dir..."]
+options = '''
+-name =text
+-delete !writes
+-newer =file
+'''
+
+[[command]]
+names = ["wr"]
+category = "io"
+reason = "runs a command later"
+wraps = true
+operands = ["number"]
+options = '''
+-s --signal =text
+-o --out =file !writes
+'''
+
+[[command]]
+names = ["lk"]
+category = "io"
+reason = "looks commands up"
+wraps = true
+options = '''
+-v +lookup
+'''
+
+[[command]]
+names = ["vc"]
+category = "vc-read"
+reason = "version control"
+syntax = "posix"
+subcommands = true
+help = ["--help"]
+help_subcommands = ["push"]
+subcommand_help = ["-h"]
+docs = ["--help"]
+options = '''
+-C =dir
+-c =text !executes
+'''
+
+[[command]]
+names = ["vc log"]
+category = "vc-read"
+reason = "history"
+operands = ["rev-or-path..."]
+after_dashdash = "pathspec"
+options = '''
+--oneline
+'''
+
+[[command]]
+names = ["del"]
+category = "fs-delete"
+help = ["--help"]
+help_only = true
+"#;
+
+    fn specs() -> Specs {
+        Specs::load(&[("specs/test.toml".into(), SPECS.into())])
+            .unwrap_or_else(|e| panic!("test specs: {e}"))
+    }
+
+    fn verdict(specs: &Specs, line: &str) -> Result<bool, String> {
+        let words: Vec<&str> = line.split(' ').collect();
+        check(specs, &words, &Context::default())
+            .map(|v| v.help)
+            .map_err(|r| r.to_string())
+    }
+
+    #[test]
+    fn gnu_options_are_read_as_getopt_long_reads_them() {
+        let s = specs();
+        for ok in [
+            "rd x a.txt",
+            "rd -n x",
+            "rd -nv x a b",
+            "rd x -n a", // permutation
+            "rd --number x",
+            "rd --number-n x", // unique prefix
+            "rd --ke 2 x",
+            "rd --key=2 x",
+            "rd -k2 x",
+            "rd -nk 2 x",
+            "rd --color x",
+            "rd --color=always x",
+            "rd -c x",             // optional value absent: `x` is the pattern
+            "rd -e x a.txt b.txt", // -e supplies the pattern: operands are files
+            "rd -ex a.txt",
+            "rd -5 x",
+            "rd -- -n", // after `--`, `-n` is the pattern
+            "rd --arg name a.txt x",
+            "rd -r x src",
+        ] {
+            assert_eq!(verdict(&s, ok), Ok(false), "{ok}");
+        }
+        for (bad, why) in [
+            ("rd --outp=x y", "`--outp=x`: abbreviation of --output, which writes a file"),
+            ("rd --out x", "`--out`: an ambiguous abbreviation (of --output, --outline), which the real parser refuses"),
+            ("rd --numb x", "`--numb`: an ambiguous abbreviation (of --number, --number-nonblank), which the real parser refuses"),
+            ("rd -o x y", "`-o`: writes a file"),
+            ("rd -vo x y", "`-vo`: -o writes a file"),
+            ("rd -nvox y", "`-nvox`: -o writes a file"),
+            ("rd -q x", "`-q`: not an option `rd` is known to take"),
+            ("rd -nq x", "`-nq`: `-q` is not an option `rd` is known to take"),
+            ("rd --pager=less x", "`--pager=less`: runs another program (pages through the named program)"),
+            ("rd --number=3 x", "`--number=3`: --number takes no value"),
+            ("rd -k", "`-k`: -k needs a value"),
+            ("rd x .env", "`.env`: names a secret (an environment file)"),
+            ("rd -e x --arg n .env", "`.env`: names a secret (an environment file)"),
+            ("rd 'AKIA[0-9]' a", "`'AKIA[0-9]'`: the pattern looks for credentials (`AKIA`)"),
+            ("rd -r x .", "`.`: searches the whole working directory, where secrets such as `.env` live"),
+            ("rd -r x", "with no file named it searches the whole working directory, where secrets such as `.env` live"),
+            ("rd x ../a", "`../a`: leaves the working directory through `..`"),
+            ("rd -k .env x", "`.env`: names a secret (an environment file)"),
+        ] {
+            assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn posix_syntax_stops_at_the_first_operand() {
+        let s = specs();
+        assert_eq!(verdict(&s, "px -a a"), Ok(false));
+        // `-a` after an operand is a file named `-a`.
+        assert_eq!(verdict(&s, "px a -a"), Ok(false));
+        assert!(verdict(&s, "px -b a").is_err());
+    }
+
+    #[test]
+    fn single_dash_words_are_whole_options() {
+        let s = specs();
+        assert_eq!(verdict(&s, "fd1 src -name x ( ! -name y )"), Ok(false));
+        assert_eq!(verdict(&s, "fd1 . -newer a.txt"), Ok(false));
+        assert!(verdict(&s, "fd1 . -delete").is_err());
+        assert!(verdict(&s, "fd1 . -na x").is_err(), "no abbreviation");
+        assert!(verdict(&s, "fd1 . -newer .env").is_err());
+    }
+
+    #[test]
+    fn wrappers_are_peeled_only_with_known_options() {
+        let s = specs();
+        assert_eq!(verdict(&s, "wr 5 rd x a"), Ok(false));
+        assert_eq!(verdict(&s, "wr -s KILL 5 rd x"), Ok(false));
+        assert_eq!(verdict(&s, "wr --sig=KILL 5 rd x"), Ok(false));
+        assert_eq!(verdict(&s, "wr 5 wr 3 rd x"), Ok(false));
+        for bad in [
+            "wr --o=x 5 rd x",
+            "wr -k 5 rd x",
+            "wr 5 rd -o x y",
+            "wr 5 sh -c x",
+            "wr 5",
+        ] {
+            assert!(verdict(&s, bad).is_err() || bad == "wr 5", "{bad}");
+        }
+        assert_eq!(verdict(&s, "lk -v del"), Ok(false), "a lookup runs nothing");
+        assert!(verdict(&s, "lk del x").is_err(), "without -v it runs del");
+        assert!(verdict(&s, "lk -v ./x").is_err());
+    }
+
+    #[test]
+    fn subcommands_and_help_forms() {
+        let s = specs();
+        assert_eq!(verdict(&s, "vc log --oneline"), Ok(false));
+        assert_eq!(verdict(&s, "vc -C src log"), Ok(false));
+        assert_eq!(verdict(&s, "vc log HEAD:src/a.rs"), Ok(false));
+        assert_eq!(verdict(&s, "vc log -- src"), Ok(false));
+        assert_eq!(verdict(&s, "vc --help"), Ok(true));
+        assert_eq!(verdict(&s, "vc push -h"), Ok(true));
+        assert_eq!(verdict(&s, "del --help"), Ok(true));
+        for bad in [
+            "vc -c core.pager=sh log",
+            "vc push",
+            "vc push -h x",
+            "vc push --help",
+            "vc reset -h",
+            "vc log HEAD:.env",
+            "vc log -- .env",
+            "vc log -- '*.rs'",
+            "vc log --onel=x",
+            "vc -C .. log",
+            "del x",
+            "del -- --help",
+            "del --help x",
+        ] {
+            assert!(verdict(&s, bad).is_err(), "{bad}");
+        }
+        assert!(help_form(&s, "del", &["--help"]));
+        assert!(help_form(&s, "vc", &["push", "-h"]));
+        assert!(
+            help_form(&s, "vc", &["push", "--help"]),
+            "documentation through man"
+        );
+        assert!(!help_form(&s, "vc", &["push", "--version"]));
+        assert!(!help_form(&s, "del", &["--", "--help"]));
+        assert!(!help_form(&s, "del", &["--help", "x"]));
+    }
+}

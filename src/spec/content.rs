@@ -1,0 +1,374 @@
+//! Checks of the arguments that are data to a command but say what it does:
+//! search patterns that hunt for credentials, `sed` scripts, `jq` filters.
+
+/// Fragments of credential formats: a pattern naming one is looking for
+/// keys and tokens to print (`grep -E 'AKIA[0-9A-Z]{16}|ghp_' -r .`).
+/// Matched as written: these formats are case-sensitive.
+const CREDENTIAL_FORMATS: &[&str] = &[
+    "AKIA",
+    "ASIA[",
+    "ASIA(",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "glpat-",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "xoxs-",
+    "xapp-",
+    "sk_live_",
+    "rk_live_",
+    "sk_test_",
+    "sk-proj-",
+    "sk-ant-",
+    "AIza",
+    "ya29.",
+    "npm_[",
+    "pypi-Ag",
+    "dop_v1_",
+    "-----BEGIN",
+    "PRIVATE KEY",
+    "BEGIN RSA",
+    "BEGIN OPENSSH",
+    "aws_secret_access_key",
+    "AWS_SECRET_ACCESS_KEY",
+];
+
+/// Words that, followed closely by `=` or `:`, hunt for assignments of
+/// secrets (`password\s*=`, `api_key:`), compared in lowercase.
+const SECRET_KEYS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "api_key",
+    "apikey",
+    "api-key",
+    "access_key",
+    "private_key",
+    "client_secret",
+    "credential",
+    "auth",
+    "bearer",
+];
+
+/// Why a search pattern hunts for credentials, if it does. A pattern that
+/// merely names a secret-sounding word (`password_hash`, `secrets`) is a
+/// plain search.
+pub fn hunts_credentials(pattern: &str) -> Option<String> {
+    if let Some(f) = CREDENTIAL_FORMATS.iter().find(|f| pattern.contains(*f)) {
+        return Some(format!("the pattern looks for credentials (`{f}`)"));
+    }
+    let lower = pattern.to_ascii_lowercase();
+    for key in SECRET_KEYS {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(key) {
+            let end = from + at + key.len();
+            let window = &lower.as_bytes()[end..lower.len().min(end + 8)];
+            let assigns = window.iter().position(|b| matches!(b, b'=' | b':'));
+            let word_goes_on = window
+                .iter()
+                .take(assigns.unwrap_or(window.len()))
+                .any(|b| b.is_ascii_alphanumeric() && *b != b's');
+            if assigns.is_some() && !word_goes_on {
+                return Some(format!("the pattern looks for values assigned to `{key}`"));
+            }
+            if *key == "bearer" && lower[end..].starts_with(' ') {
+                return Some("the pattern looks for bearer tokens".into());
+            }
+            from = end;
+        }
+    }
+    None
+}
+
+/// Why a `sed` script is not print-only, if it is not. Allowed: addresses
+/// (`10`, `$`, `/re/`, `1,5`, `0~2`, `addr,+N`), `!`, and the commands `p`,
+/// `P`, `=`, `l`, `q`, `Q`, `d`, `D`, `n`, `N`, `g`, `G`, `h`, `H`, `x`,
+/// `s/…/…/FLAGS` and `y/…/…/` whose flags never write or run (`w`, `e`),
+/// separated by `;` or newlines, in `{…}` blocks. Refused: `w`, `W`, `r`,
+/// `R`, `e`, `s///w`, `s///e`, `F`, labels and branches (a loop could run
+/// for ever), and anything else.
+pub fn sed_script(script: &str) -> Result<(), String> {
+    let b = script.as_bytes();
+    let mut i = 0;
+    let mut depth = 0usize;
+    loop {
+        while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b';') {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        if b[i] == b'}' {
+            depth = depth.checked_sub(1).ok_or("an unmatched `}`")?;
+            i += 1;
+            continue;
+        }
+        // Up to two addresses.
+        for n in 0..2 {
+            i = address(b, i)?;
+            if n == 0 && i < b.len() && b[i] == b',' {
+                i += 1;
+                if i < b.len() && (b[i] == b'+' || b[i] == b'~') {
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        while i < b.len() && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if i < b.len() && b[i] == b'!' {
+            i += 1;
+        }
+        while i < b.len() && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        let Some(&cmd) = b.get(i) else {
+            return Err("an address with no command".into());
+        };
+        i += 1;
+        match cmd {
+            b'p' | b'P' | b'=' | b'l' | b'd' | b'D' | b'n' | b'N' | b'g' | b'G' | b'h' | b'H'
+            | b'x' | b'z' => {}
+            b'q' | b'Q' => {
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            b'{' => depth += 1,
+            b's' | b'y' => {
+                let delim = *b.get(i).ok_or("`s` with no delimiter")?;
+                if delim == b'\\' || delim == b'\n' || delim.is_ascii_alphanumeric() {
+                    return Err("an unusual `s` delimiter".into());
+                }
+                i += 1;
+                for _ in 0..2 {
+                    while i < b.len() && b[i] != delim {
+                        if b[i] == b'\\' {
+                            i += 1;
+                        }
+                        i += 1;
+                    }
+                    if i >= b.len() {
+                        return Err("an unterminated `s` command".into());
+                    }
+                    i += 1;
+                }
+                while i < b.len() && !matches!(b[i], b';' | b'\n' | b'}' | b' ') {
+                    match b[i] {
+                        b'g' | b'p' | b'i' | b'I' | b'm' | b'M' | b'0'..=b'9' if cmd == b's' => {}
+                        b'w' | b'W' => return Err("`s///w` writes a file".into()),
+                        b'e' => return Err("`s///e` runs the pattern space as a command".into()),
+                        other => {
+                            return Err(format!("the `{}` flag of `s`", char::from(other)));
+                        }
+                    }
+                    i += 1;
+                }
+            }
+            b'w' | b'W' => return Err("the `w` command writes a file".into()),
+            b'r' | b'R' => return Err("the `r` command reads a file the script names".into()),
+            b'e' => return Err("the `e` command runs a shell command".into()),
+            other => {
+                return Err(format!(
+                    "the `{}` command is not one of sed's print-only commands",
+                    char::from(other)
+                ))
+            }
+        }
+    }
+    if depth != 0 {
+        return Err("an unclosed `{`".into());
+    }
+    Ok(())
+}
+
+/// Skips one sed address at `i`: a number (`1`, `0~2`), `$`, or `/re/`
+/// (`\cREc` too) with an optional `I`/`M`.
+fn address(b: &[u8], mut i: usize) -> Result<usize, String> {
+    match b.get(i) {
+        Some(c) if c.is_ascii_digit() => {
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'~') {
+                i += 1;
+            }
+        }
+        Some(b'$') => i += 1,
+        Some(&d) if d == b'/' || d == b'\\' => {
+            let delim = if d == b'\\' {
+                i += 1;
+                *b.get(i).ok_or("an unterminated address")?
+            } else {
+                d
+            };
+            i += 1;
+            while i < b.len() && b[i] != delim {
+                if b[i] == b'\\' {
+                    i += 1;
+                }
+                i += 1;
+            }
+            if i >= b.len() {
+                return Err("an unterminated `/re/` address".into());
+            }
+            i += 1;
+            while i < b.len() && matches!(b[i], b'I' | b'M') {
+                i += 1;
+            }
+        }
+        _ => {}
+    }
+    Ok(i)
+}
+
+/// Why a `jq` filter is not a plain query, if it is not: it reads the
+/// environment (`env`, `$ENV`) or other files (`import`, `include`,
+/// `modulemeta`, `input_filename` is harmless), or names the program's
+/// arguments (`$__prog_args`).
+pub fn jq_filter(filter: &str) -> Result<(), String> {
+    if filter.contains("$ENV") {
+        return Err("`$ENV` prints the environment".into());
+    }
+    if filter.contains("$__prog_args") {
+        return Err("`$__prog_args` reads the command line".into());
+    }
+    for word in [
+        "env",
+        "import",
+        "include",
+        "modulemeta",
+        "get_search_list",
+        "input_filename_of",
+    ] {
+        if has_identifier(filter, word) {
+            return Err(match word {
+                "env" => "`env` prints the environment".into(),
+                w => format!("`{w}` reads other files"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether `word` occurs as a whole identifier (not `.env` the field, which
+/// is a key lookup, nor `environment`).
+fn has_identifier(text: &str, word: &str) -> bool {
+    let b = text.as_bytes();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(word) {
+        let start = from + at;
+        let end = start + word.len();
+        let ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'$';
+        let before_ok = start == 0 || (!ident(b[start - 1]) && b[start - 1] != b'.');
+        let after_ok = end == b.len() || !ident(b[end]);
+        if before_ok && after_ok {
+            return true;
+        }
+        from = end;
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credential_hunts_are_told_from_plain_searches() {
+        for hunt in [
+            "AKIA[0-9A-Z]{16}|ghp_",
+            "ghp_[A-Za-z0-9]{36}",
+            "-----BEGIN",
+            "password\\s*=",
+            "PASSWORD=",
+            "api_key:",
+            "secret\\s*:",
+            "Bearer ",
+            "token=",
+        ] {
+            assert!(hunts_credentials(hunt).is_some(), "{hunt}");
+        }
+        for plain in [
+            "password_hash",
+            "secrets",
+            "def handle",
+            "TODO",
+            "token",
+            "Asia/Tokyo",
+            "authors",
+        ] {
+            assert_eq!(hunts_credentials(plain), None, "{plain}");
+        }
+    }
+
+    #[test]
+    fn sed_scripts_are_print_only_or_refused() {
+        for ok in [
+            "1,5p",
+            "10p",
+            "$p",
+            "/foo/p",
+            "/a/,/b/p",
+            "s/a/b/g",
+            "s|a|b|gp",
+            "1d;3q",
+            "0~2p",
+            "=",
+            "10,+3p",
+            "/x/!d",
+            "y/abc/xyz/",
+            "1{p;q}",
+            "s/a\\/b/c/",
+        ] {
+            assert_eq!(sed_script(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "w out",
+            "1w out",
+            "s/a/b/w out",
+            "s/a/b/e",
+            "e ls",
+            "r /etc/passwd",
+            "1R x",
+            "bx",
+            ":a;ba",
+            "s/a/b",
+            "F",
+            "1{p",
+        ] {
+            assert!(sed_script(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn jq_filters_that_read_the_environment_are_refused() {
+        for ok in [
+            ".name",
+            ".dependencies | keys[]",
+            ".env",
+            ".environment",
+            "map(.a)",
+            "input_filename",
+        ] {
+            assert_eq!(jq_filter(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "env",
+            "env.HOME",
+            "$ENV.AWS_SECRET_ACCESS_KEY",
+            "import \"a\" as a; .",
+            "include \"x\"; .",
+            "[env[]]",
+            "$__prog_args",
+        ] {
+            assert!(jq_filter(bad).is_err(), "{bad}");
+        }
+    }
+}

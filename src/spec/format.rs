@@ -1,0 +1,632 @@
+//! The command-spec file format (`taxonomy/specs/*.toml`) and its compiled
+//! form.
+//!
+//! Standalone (std and serde only) because `build.rs` includes this file
+//! too: it compiles the embedded specs once, at build time, into the same
+//! [`Spec`] values the run-time loader builds from files on disk, and
+//! stores them in postcard's binary form so that a hook process decodes
+//! only the spec of the command it was asked about.
+//!
+//! A spec says everything the real tool accepts that toolgate knows about:
+//!
+//! ```toml
+//! [[command]]
+//! names = ["sort"]
+//! category = "text-read"
+//! reason = "sorts text to standard output"
+//! operands = ["file..."]
+//! options = '''
+//! -r --reverse
+//! -k --key =text
+//! -o --output =file !writes
+//! --compress-program =text !executes   # runs the named program
+//! '''
+//! examples = ["sort -u data.txt"]
+//! near_misses = ["sort --outp=x data.txt"]
+//! ```
+//!
+//! One option per line: its names (`--[no-]color` is `--color` and
+//! `--no-color`), then `=ROLE` when it takes a value (`=?ROLE` when the
+//! value is optional and must be attached, `==ROLE` for a name and then a
+//! value), `!EFFECT` when it is not
+//! harmless, `+pattern` when it supplies the search pattern (so the first
+//! operand is a file), `+recursive` when it makes the command read whole
+//! directory trees, `+lookup` when it makes a wrapper look its operands
+//! up instead of running them, and `# note` for what explain says about it.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// One `taxonomy/specs/*.toml` file as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecFile {
+    /// The specs, one per command or subcommand path.
+    #[serde(default)]
+    pub command: Vec<RawSpec>,
+}
+
+/// One `[[command]]` table as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSpec {
+    /// The command names (`cat`), or subcommand paths (`git log`), this spec
+    /// describes.
+    pub names: Vec<String>,
+    /// The label category of a safe verdict.
+    #[serde(default)]
+    pub category: String,
+    /// The label reason of a safe verdict.
+    #[serde(default)]
+    pub reason: String,
+    /// The option conventions: `gnu` (the default: options and operands in
+    /// any order, unique-prefix abbreviations of long options, bundled short
+    /// options), `posix` (the first operand ends the options), or
+    /// `single-dash` (whole-word options such as `-name`, never bundled).
+    #[serde(default)]
+    pub syntax: Option<String>,
+    /// Words that, alone, print help or a version and exit (`--help`).
+    #[serde(default)]
+    pub help: Vec<String>,
+    /// Only the `help` forms are safe: the command itself is not.
+    #[serde(default)]
+    pub help_only: bool,
+    /// Subcommands (of a command with `subcommands`) whose `help` forms
+    /// are honoured even though they have no spec of their own.
+    #[serde(default)]
+    pub help_subcommands: Vec<String>,
+    /// The help forms those subcommands honour (`-h` for git's).
+    #[serde(default)]
+    pub subcommand_help: Vec<String>,
+    /// Words that are operators of an expression, harmless anywhere
+    /// (`find`'s `(`, `)`, `!`, `,`).
+    #[serde(default)]
+    pub operators: Vec<String>,
+    /// Words that, alone (after the command or one of its
+    /// `help_subcommands`), show documentation through another program
+    /// (`git push --help` runs man): never destructive, never safe.
+    #[serde(default)]
+    pub docs: Vec<String>,
+    /// The options, one per line (see the module docs).
+    #[serde(default)]
+    pub options: String,
+    /// The roles of the operands, in order: `file`, `file?`, `file...`.
+    #[serde(default)]
+    pub operands: Vec<String>,
+    /// The roles of operands after `--`, when they differ (git's
+    /// pathspecs).
+    #[serde(default)]
+    pub after_dashdash: Option<String>,
+    /// The first operand names a subcommand, whose spec is `PATH WORD`.
+    #[serde(default)]
+    pub subcommands: bool,
+    /// `-5` is a count (`head -5`).
+    #[serde(default)]
+    pub numeric_option: bool,
+    /// `+5` is an operand that counts (`tail +5`).
+    #[serde(default)]
+    pub plus_number: bool,
+    /// After its own operands, the rest is a command that this one runs
+    /// (`nice`, `timeout`): checked against its own spec in turn.
+    #[serde(default)]
+    pub wraps: bool,
+    /// Reads whole directory trees by default (`rg`): operands that name
+    /// directories are checked as trees, and no operand means the working
+    /// directory.
+    #[serde(default)]
+    pub recursive: bool,
+    /// Commands that must be labelled safe by this spec.
+    #[serde(default)]
+    pub examples: Vec<String>,
+    /// Commands that must not be labelled safe.
+    #[serde(default)]
+    pub near_misses: Vec<String>,
+}
+
+/// The option conventions of a command's parser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Syntax {
+    /// GNU getopt_long with permutation.
+    #[default]
+    Gnu,
+    /// Options stop at the first operand.
+    Posix,
+    /// Whole-word options with one dash (`find`, `go`, `java`).
+    SingleDash,
+}
+
+/// Whether an option takes a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Arity {
+    /// A switch.
+    None,
+    /// Always a value: attached (`-ofile`, `--output=file`) or the next word.
+    Required,
+    /// A value only when attached (`--color=always`, `-c5`).
+    Optional,
+    /// Two words: a name, then a value (`jq --arg NAME VALUE`).
+    Pair,
+}
+
+/// What an argument (an operand or an option's value) is to the command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Role {
+    /// Data: printed, compared or parsed, never opened.
+    Text,
+    /// A number (data).
+    Number,
+    /// A search pattern: data, unless it hunts for credentials.
+    Pattern,
+    /// A file the command reads: inside the working directory, no device
+    /// trick, not a secret.
+    File,
+    /// A directory the command lists or searches: as a file.
+    Dir,
+    /// A git revision, or `REV:path` (whose path is checked as a file).
+    Rev,
+    /// A git revision or a path (before `--`, git guesses which).
+    RevOrPath,
+    /// A command name that is looked up, not run (`which git`).
+    CommandName,
+    /// A `sed` script, safe only in its print-only forms.
+    SedScript,
+    /// A `jq` filter, safe unless it reads the environment or other files.
+    JqFilter,
+    /// A subcommand word (of a command with `subcommands`).
+    Subcommand,
+    /// A git pathspec: a file, with no glob or magic that could match a
+    /// secret.
+    Pathspec,
+}
+
+/// What an option does beyond reading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Effect {
+    /// Nothing but read and print.
+    Harmless,
+    /// Writes or creates files.
+    Writes,
+    /// Runs another program.
+    Executes,
+    /// Reaches the network, or sends credentials elsewhere.
+    Network,
+    /// Prints the environment, credentials or other secrets.
+    Secrets,
+    /// Keeps running until stopped (`tail -f`).
+    Waits,
+    /// Changes the state of the system (not a file).
+    Changes,
+    /// Waits for a person at the terminal.
+    Interactive,
+}
+
+impl Effect {
+    /// What explain says an option with this effect does.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Effect::Harmless => "is harmless",
+            Effect::Writes => "writes a file",
+            Effect::Executes => "runs another program",
+            Effect::Network => "reaches the network",
+            Effect::Secrets => "prints the environment or secrets",
+            Effect::Waits => "keeps running until it is stopped",
+            Effect::Changes => "changes the state of the system",
+            Effect::Interactive => "waits for input at the terminal",
+        }
+    }
+}
+
+/// How many operands a role takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Repeat {
+    /// Exactly one.
+    One,
+    /// Zero or one.
+    Optional,
+    /// Zero or more.
+    Many,
+}
+
+/// One position of a spec's operand grammar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Operand {
+    /// What the operand is.
+    pub role: Role,
+    /// How many it takes.
+    pub repeat: Repeat,
+}
+
+/// One option, with every name it answers to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Opt<'a> {
+    /// `-o`, `--output`, or for single-dash syntax `-name`.
+    #[serde(borrow)]
+    pub names: Vec<Cow<'a, str>>,
+    /// Whether it takes a value.
+    pub arity: Arity,
+    /// What its value is.
+    pub role: Role,
+    /// What it does.
+    pub effect: Effect,
+    /// It supplies the search pattern.
+    pub pattern: bool,
+    /// It makes the command read directory trees.
+    pub recursive: bool,
+    /// It turns a wrapper into a lookup: the operands are command names,
+    /// not a command to run (`command -v`).
+    pub lookup: bool,
+    /// What explain says about it, when the effect's words are not enough.
+    #[serde(borrow)]
+    pub note: Cow<'a, str>,
+}
+
+/// A spec, validated and compiled.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Spec<'a> {
+    /// The command or subcommand paths it describes.
+    #[serde(borrow)]
+    pub names: Vec<Cow<'a, str>>,
+    /// The file it came from, relative to the taxonomy root.
+    #[serde(borrow)]
+    pub file: Cow<'a, str>,
+    /// Its line there.
+    pub line: u32,
+    /// The label category of a safe verdict.
+    #[serde(borrow)]
+    pub category: Cow<'a, str>,
+    /// The label reason.
+    #[serde(borrow)]
+    pub reason: Cow<'a, str>,
+    /// Option conventions.
+    pub syntax: Syntax,
+    /// Help and version forms.
+    #[serde(borrow)]
+    pub help: Vec<Cow<'a, str>>,
+    /// Only the help forms are safe.
+    pub help_only: bool,
+    /// Subcommands whose help forms are honoured without a spec.
+    #[serde(borrow)]
+    pub help_subcommands: Vec<Cow<'a, str>>,
+    /// The help forms those subcommands honour.
+    #[serde(borrow)]
+    pub subcommand_help: Vec<Cow<'a, str>>,
+    /// Expression operators.
+    #[serde(borrow)]
+    pub operators: Vec<Cow<'a, str>>,
+    /// Documentation forms that run another program.
+    #[serde(borrow)]
+    pub docs: Vec<Cow<'a, str>>,
+    /// The options.
+    #[serde(borrow)]
+    pub options: Vec<Opt<'a>>,
+    /// The operand grammar.
+    pub operands: Vec<Operand>,
+    /// The role of every operand after `--`, when it differs.
+    pub after_dashdash: Option<Role>,
+    /// The first operand is a subcommand.
+    pub subcommands: bool,
+    /// `-5` is a count.
+    pub numeric_option: bool,
+    /// `+5` is a counting operand.
+    pub plus_number: bool,
+    /// The rest, after its operands, is a command it runs.
+    pub wraps: bool,
+    /// Reads directory trees by default.
+    pub recursive: bool,
+}
+
+/// Why a spec could not be compiled: the field and what to fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    /// The offending field.
+    pub field: &'static str,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "field `{}`: {}", self.field, self.message)
+    }
+}
+
+fn err(field: &'static str, message: impl Into<String>) -> SpecError {
+    SpecError {
+        field,
+        message: message.into(),
+    }
+}
+
+/// Reads a role's name.
+pub fn role_of(name: &str) -> Option<Role> {
+    Some(match name {
+        "text" => Role::Text,
+        "number" => Role::Number,
+        "pattern" => Role::Pattern,
+        "file" => Role::File,
+        "dir" => Role::Dir,
+        "rev" => Role::Rev,
+        "rev-or-path" => Role::RevOrPath,
+        "command-name" => Role::CommandName,
+        "sed-script" => Role::SedScript,
+        "jq-filter" => Role::JqFilter,
+        "subcommand" => Role::Subcommand,
+        "pathspec" => Role::Pathspec,
+        _ => return None,
+    })
+}
+
+/// The roles a spec may name, for error messages.
+pub const ROLES: &str = "text, number, pattern, file, dir, rev, rev-or-path, pathspec, command-name, sed-script, jq-filter, subcommand";
+
+fn effect_of(name: &str) -> Option<Effect> {
+    Some(match name {
+        "writes" => Effect::Writes,
+        "executes" => Effect::Executes,
+        "network" => Effect::Network,
+        "secrets" => Effect::Secrets,
+        "waits" => Effect::Waits,
+        "changes" => Effect::Changes,
+        "interactive" => Effect::Interactive,
+        _ => return None,
+    })
+}
+
+/// Reads one operand position: `file`, `file?`, `file...`.
+pub fn operand_of(text: &str) -> Result<Operand, SpecError> {
+    let (name, repeat) = if let Some(n) = text.strip_suffix("...") {
+        (n, Repeat::Many)
+    } else if let Some(n) = text.strip_suffix('?') {
+        (n, Repeat::Optional)
+    } else {
+        (text, Repeat::One)
+    };
+    let role = role_of(name).ok_or_else(|| {
+        err(
+            "operands",
+            format!(
+                "unknown role `{name}` (roles: {ROLES}; `ROLE?` optional, `ROLE...` any number)"
+            ),
+        )
+    })?;
+    Ok(Operand { role, repeat })
+}
+
+/// Reads the option lines of a spec.
+pub fn options_of(text: &str, syntax: Syntax) -> Result<Vec<Opt<'static>>, SpecError> {
+    let mut out: Vec<Opt<'static>> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let (body, note) = match raw.find(" #") {
+            Some(i) => (&raw[..i], raw[i + 2..].trim()),
+            None if raw.trim_start().starts_with('#') => ("", ""),
+            None => (raw, ""),
+        };
+        if body.trim().is_empty() {
+            continue;
+        }
+        let at = |m: String| err("options", format!("option line {}: {m}", n + 1));
+        let mut opt = Opt {
+            names: Vec::new(),
+            arity: Arity::None,
+            role: Role::Text,
+            effect: Effect::Harmless,
+            pattern: false,
+            recursive: false,
+            lookup: false,
+            note: Cow::Owned(note.to_string()),
+        };
+        for token in body.split_whitespace() {
+            if let Some(role) = token.strip_prefix("==") {
+                opt.arity = Arity::Pair;
+                opt.role = role_of(role)
+                    .ok_or_else(|| at(format!("unknown role `{role}` (roles: {ROLES})")))?;
+            } else if let Some(role) = token.strip_prefix('=') {
+                let (optional, role) = match role.strip_prefix('?') {
+                    Some(r) => (true, r),
+                    None => (false, role),
+                };
+                opt.arity = if optional {
+                    Arity::Optional
+                } else {
+                    Arity::Required
+                };
+                opt.role = role_of(role)
+                    .ok_or_else(|| at(format!("unknown role `{role}` (roles: {ROLES})")))?;
+            } else if let Some(effect) = token.strip_prefix('!') {
+                opt.effect = effect_of(effect).ok_or_else(|| {
+                    at(format!(
+                        "unknown effect `{effect}` (effects: writes, executes, network, secrets, waits, changes, interactive)"
+                    ))
+                })?;
+            } else if token == "+pattern" {
+                opt.pattern = true;
+            } else if token == "+recursive" {
+                opt.recursive = true;
+            } else if token == "+lookup" {
+                opt.lookup = true;
+            } else if token.starts_with('-') || token.starts_with('+') {
+                for name in expand_negation(token) {
+                    check_name(&name, syntax).map_err(at)?;
+                    if out.iter().any(|o| o.names.iter().any(|x| *x == name))
+                        || opt.names.iter().any(|x| *x == name)
+                    {
+                        return Err(at(format!("option `{name}` is listed twice")));
+                    }
+                    opt.names.push(Cow::Owned(name));
+                }
+            } else {
+                return Err(at(format!(
+                    "`{token}` is neither an option name (`-x`, `--long`), `=ROLE`, `!EFFECT`, `+pattern` nor `+recursive`"
+                )));
+            }
+        }
+        if opt.names.is_empty() {
+            return Err(at("no option name".into()));
+        }
+        out.push(opt);
+    }
+    Ok(out)
+}
+
+/// `--[no-]color` → `--color`, `--no-color`.
+fn expand_negation(token: &str) -> Vec<String> {
+    match token.find("[no-]") {
+        Some(i) => vec![
+            format!("{}{}", &token[..i], &token[i + 5..]),
+            format!("{}no-{}", &token[..i], &token[i + 5..]),
+        ],
+        None => vec![token.to_string()],
+    }
+}
+
+fn check_name(name: &str, syntax: Syntax) -> Result<(), String> {
+    let b = name.as_bytes();
+    let ok = match syntax {
+        Syntax::SingleDash => b.len() >= 2 && (b[0] == b'-' || b[0] == b'+') && b[1] != b'-',
+        _ => {
+            (b.len() == 2 && (b[0] == b'-' || b[0] == b'+') && b[1] != b'-')
+                || (b.len() > 2 && b.starts_with(b"--") && b[2] != b'-')
+        }
+    };
+    let plain = name[1..]
+        .bytes()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.' | b'?' | b'@' | b'#'));
+    if ok && plain {
+        Ok(())
+    } else if syntax == Syntax::SingleDash {
+        Err(format!(
+            "`{name}` is not a single-dash option name (`-name`)"
+        ))
+    } else {
+        Err(format!(
+            "`{name}` is not an option name: a dash and one character (`-x`) or two dashes and a word (`--long`)"
+        ))
+    }
+}
+
+/// Compiles a spec as written.
+pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, SpecError> {
+    if raw.names.is_empty() {
+        return Err(err("names", "a spec needs at least one command name"));
+    }
+    for n in &raw.names {
+        if n.is_empty() || n.split(' ').any(str::is_empty) {
+            return Err(err("names", format!("`{n}` is not a command name or path")));
+        }
+    }
+    let syntax = match raw.syntax.as_deref() {
+        None | Some("gnu") => Syntax::Gnu,
+        Some("posix") => Syntax::Posix,
+        Some("single-dash") => Syntax::SingleDash,
+        Some(other) => {
+            return Err(err(
+                "syntax",
+                format!("unknown syntax `{other}` (gnu, posix, single-dash)"),
+            ))
+        }
+    };
+    let options = options_of(&raw.options, syntax)?;
+    let operands = raw
+        .operands
+        .iter()
+        .map(|o| operand_of(o))
+        .collect::<Result<Vec<_>, _>>()?;
+    let after_dashdash = match &raw.after_dashdash {
+        None => None,
+        Some(r) => Some(role_of(r).ok_or_else(|| {
+            err(
+                "after_dashdash",
+                format!("unknown role `{r}` (roles: {ROLES})"),
+            )
+        })?),
+    };
+    if !raw.help_only && raw.reason.is_empty() {
+        return Err(err(
+            "reason",
+            "a spec that can label a command safe needs a reason",
+        ));
+    }
+    if raw.category.is_empty() {
+        return Err(err(
+            "category",
+            "a spec needs a category (such as `fs-read`)",
+        ));
+    }
+    for h in &raw.help {
+        if !h.starts_with('-') && h != "help" && h != "version" {
+            return Err(err("help", format!("`{h}` is not a help or version word")));
+        }
+    }
+    if raw.help_only && raw.help.is_empty() {
+        return Err(err(
+            "help",
+            "`help_only` needs the help forms the command honours",
+        ));
+    }
+    if !raw.help_subcommands.is_empty() && !raw.subcommands {
+        return Err(err(
+            "help_subcommands",
+            "only a spec with `subcommands = true` has subcommands",
+        ));
+    }
+    Ok(Spec {
+        names: raw.names.iter().map(|n| Cow::Owned(n.clone())).collect(),
+        file: Cow::Owned(file.to_string()),
+        line,
+        category: Cow::Owned(raw.category.clone()),
+        reason: Cow::Owned(raw.reason.clone()),
+        syntax,
+        help: raw.help.iter().map(|h| Cow::Owned(h.clone())).collect(),
+        help_only: raw.help_only,
+        help_subcommands: raw
+            .help_subcommands
+            .iter()
+            .map(|h| Cow::Owned(h.clone()))
+            .collect(),
+        subcommand_help: raw
+            .subcommand_help
+            .iter()
+            .map(|h| Cow::Owned(h.clone()))
+            .collect(),
+        operators: raw
+            .operators
+            .iter()
+            .map(|h| Cow::Owned(h.clone()))
+            .collect(),
+        docs: raw.docs.iter().map(|h| Cow::Owned(h.clone())).collect(),
+        options,
+        operands,
+        after_dashdash,
+        subcommands: raw.subcommands,
+        numeric_option: raw.numeric_option,
+        plus_number: raw.plus_number,
+        wraps: raw.wraps,
+        recursive: raw.recursive,
+    })
+}
+
+/// The line of each `[[command]]` table of a file, in order.
+pub fn table_lines(text: &str) -> Vec<u32> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "[[command]]")
+        .map(|(i, _)| u32::try_from(i + 1).unwrap_or(u32::MAX))
+        .collect()
+}
+
+/// The embedded specs as `build.rs` stores them: every name (sorted) with
+/// the index of its spec, and each spec encoded on its own, so that a
+/// process decodes only the specs it uses.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct PackedSpecs<'a> {
+    /// `(name, spec index)`, sorted by name.
+    #[serde(borrow)]
+    pub names: Vec<(&'a str, u32)>,
+    /// Each spec in postcard form.
+    #[serde(borrow)]
+    pub specs: Vec<&'a [u8]>,
+    /// How many spec files were compiled.
+    pub files: u32,
+}

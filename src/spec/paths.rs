@@ -1,0 +1,421 @@
+//! The one path check every file-role argument goes through.
+//!
+//! A path a safe command reads must stay inside the working directory once
+//! `.` and `..` are resolved lexically, must not be a device or `/proc`
+//! trick, and must not be a secret by any of the classes of
+//! [`secret_class`]. Classification does no I/O, so symbolic links are not
+//! followed: a link inside the project that points at a key is the
+//! project's own doing.
+
+/// Where a command runs, as far as the caller knows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Context<'a> {
+    /// The working directory, absolute. `None`: unknown, so only relative
+    /// paths can be inside it.
+    pub cwd: Option<&'a str>,
+}
+
+/// Paths a reader may name outside the working directory: they hold no
+/// data (`/dev/null`) or are the command's own standard input.
+const READ_SINKS: &[&str] = &["/dev/null", "/dev/stdin", "/dev/zero"];
+
+/// Directories whose files are kernel interfaces or devices: `/proc/self/`
+/// and `/dev/fd/` lead anywhere, `/proc/*/environ` prints environments.
+const DEVICE_ROOTS: &[&str] = &["proc", "sys", "dev"];
+
+/// Checks a path a command reads (or lists); `tree` when the command reads
+/// every file below it.
+pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
+    if path.is_empty() {
+        return Err("an empty path".into());
+    }
+    if path == "-" {
+        return if tree {
+            Err("`-` is not a directory to search".into())
+        } else {
+            Ok(())
+        };
+    }
+    if path.starts_with('~') {
+        return Err("a path in a home directory, outside the working directory".into());
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    if let Some(rest) = path.strip_prefix('/') {
+        if !tree && READ_SINKS.contains(&path) {
+            return Ok(());
+        }
+        let Some(cwd) = ctx.cwd else {
+            return Err(
+                "an absolute path, and the working directory is not known to contain it".into(),
+            );
+        };
+        let abs = normalize(rest).ok_or("an absolute path that climbs above the root")?;
+        let cwd_parts = normalize(cwd.trim_start_matches('/'))
+            .ok_or("the working directory is not a plain absolute path")?;
+        if let Some(first) = abs.first() {
+            if DEVICE_ROOTS.contains(first) {
+                return Err(format!(
+                    "a path under /{first}, a kernel or device interface"
+                ));
+            }
+        }
+        if abs.len() < cwd_parts.len() || abs[..cwd_parts.len()] != cwd_parts[..] {
+            return Err("an absolute path outside the working directory".into());
+        }
+        parts.extend_from_slice(&abs[cwd_parts.len()..]);
+    } else {
+        let rel = normalize(path).ok_or("leaves the working directory through `..`")?;
+        if let Some(cwd) = ctx.cwd {
+            let cwd_parts = normalize(cwd.trim_start_matches('/')).unwrap_or_default();
+            let first = cwd_parts.first().or(rel.first());
+            if let Some(first) = first {
+                if DEVICE_ROOTS.contains(first) {
+                    return Err(format!(
+                        "a path under /{first}, a kernel or device interface"
+                    ));
+                }
+            }
+        }
+        parts = rel;
+    }
+    if let Some(class) = secret_class(&parts) {
+        return Err(format!("names a secret ({class})"));
+    }
+    if tree {
+        if parts.is_empty() {
+            return Err(
+                "searches the whole working directory, where secrets such as `.env` live".into(),
+            );
+        }
+        if let Some(hidden) = parts.iter().find(|p| p.starts_with('.')) {
+            return Err(format!(
+                "searches inside the hidden directory `{hidden}`, where tools keep secrets"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The components of a relative path with `.` and `..` resolved, or `None`
+/// when `..` climbs above its start.
+fn normalize(path: &str) -> Option<Vec<&str>> {
+    let mut out: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p),
+        }
+    }
+    Some(out)
+}
+
+/// Secret directories: anything below them is a secret.
+const SECRET_DIRS: &[&str] = &[
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".azure",
+    ".kube",
+    ".docker",
+    ".password-store",
+    ".terraform.d",
+    ".minikube",
+    ".gcloud",
+    "gcloud",
+    ".vault",
+    ".subversion",
+    ".claude",
+    ".codex",
+    ".gemini",
+];
+
+/// Secret file names, exact (lowercase).
+const SECRET_NAMES: &[&str] = &[
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".my.cnf",
+    ".mylogin.cnf",
+    ".git-credentials",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pypirc",
+    ".dockercfg",
+    ".boto",
+    ".s3cfg",
+    ".htpasswd",
+    ".vault-token",
+    ".terraformrc",
+    "terraform.rc",
+    "credentials.tfrc.json",
+    "auth.json",
+    "kubeconfig",
+    "master.key",
+    "application_default_credentials.json",
+    "wp-config.php",
+    "shadow",
+    "gshadow",
+    "sudoers",
+    ".lesshst",
+    ".viminfo",
+    "secring.gpg",
+    "keychain-db",
+];
+
+/// Suffixes of secret files (lowercase): keys, keystores, state that holds
+/// credentials, histories.
+const SECRET_SUFFIXES: &[&str] = &[
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".p8",
+    ".jks",
+    ".keystore",
+    ".kdbx",
+    ".ppk",
+    ".gpg",
+    ".age",
+    ".kubeconfig",
+    ".tfstate",
+    ".tfstate.backup",
+    ".tfvars",
+    ".tfvars.json",
+    "_history",
+    "-history",
+];
+
+/// Words that make a data file's name a secret's, at word boundaries.
+const SECRET_WORDS: &[&str] = &[
+    "secret",
+    "secrets",
+    "credential",
+    "credentials",
+    "creds",
+    "password",
+    "passwords",
+    "passwd",
+    "token",
+    "tokens",
+    "apikey",
+    "apikeys",
+    "api_key",
+    "api-key",
+    "private_key",
+    "private-key",
+    "privkey",
+];
+
+/// Source and documentation files are code about secrets, not secrets:
+/// `src/auth/token.rs`, `docs/passwords.md`.
+const CODE_SUFFIXES: &[&str] = &[
+    ".rs", ".go", ".py", ".rb", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".java", ".kt",
+    ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".php", ".md", ".rst", ".html",
+    ".css", ".scss", ".vue", ".svelte", ".ex", ".exs", ".erl", ".hs", ".ml", ".lua", ".sh",
+    ".test",
+];
+
+/// The secret class a path falls in, if any. Names are compared in
+/// lowercase: on case-insensitive file systems `.ENV` is `.env`.
+///
+/// The classes: env files and their backups (`.env`, `.env.local`,
+/// `.env.bak`, `prod.env`, `.envrc`); private keys and keystores (`id_rsa`,
+/// `*.pem`, `*.key`, `*.p12`, …); credential stores of tools (`.netrc`,
+/// `.pgpass`, `.my.cnf`, `.npmrc`, `.pypirc`, `.git-credentials`,
+/// `auth.json`, `kubeconfig`, …); anything in a credentials directory
+/// (`.ssh`, `.aws`, `.kube`, `.docker`, `.gnupg`, gcloud's, agents' own
+/// state); infrastructure state and variables (`*.tfstate`, `*.tfvars`);
+/// shell and client histories (`*_history`); and data files whose name has
+/// a secret's word in it (`secrets.yaml`, `api_token.txt`,
+/// `db-credentials.json`), but not source files (`token.rs`).
+pub fn secret_class(parts: &[&str]) -> Option<&'static str> {
+    for (i, part) in parts.iter().enumerate() {
+        let lower = part.to_ascii_lowercase();
+        let last = i + 1 == parts.len();
+        if SECRET_DIRS.contains(&lower.as_str()) && !last {
+            return Some("a credentials directory");
+        }
+        if SECRET_DIRS.contains(&lower.as_str()) && last {
+            return Some("a credentials directory");
+        }
+        if !last {
+            continue;
+        }
+        if is_env_file(&lower) {
+            return Some("an environment file");
+        }
+        if is_key_name(&lower) {
+            return Some("a private key");
+        }
+        if SECRET_NAMES.contains(&lower.as_str()) {
+            return Some("a credential store");
+        }
+        if SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+            return Some("a key, credential state or history file");
+        }
+        if lower.ends_with("history") && lower.starts_with('.') {
+            return Some("a history file");
+        }
+        if lower.starts_with("service-account") && lower.ends_with(".json") {
+            return Some("a service-account key");
+        }
+        if lower == "config.json" && i > 0 && parts[i - 1].eq_ignore_ascii_case(".docker") {
+            return Some("a credential store");
+        }
+        if !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s)) && has_secret_word(&lower) {
+            return Some("a file named for a secret");
+        }
+    }
+    None
+}
+
+fn is_env_file(name: &str) -> bool {
+    name.starts_with(".env")
+        || name.ends_with(".env")
+        || name.contains(".env.")
+        || name.contains(".env~")
+        || name == "env"
+        || name.starts_with("env.")
+}
+
+fn is_key_name(name: &str) -> bool {
+    const KEYS: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss"];
+    KEYS.iter().any(|k| name.starts_with(k)) && !name.ends_with(".pub")
+}
+
+fn has_secret_word(name: &str) -> bool {
+    let b = name.as_bytes();
+    SECRET_WORDS.iter().any(|w| {
+        let mut from = 0;
+        while let Some(at) = name[from..].find(w) {
+            let start = from + at;
+            let end = start + w.len();
+            let before = start == 0 || !b[start - 1].is_ascii_alphanumeric();
+            let after = end == b.len() || !b[end].is_ascii_alphanumeric();
+            if before && after {
+                return true;
+            }
+            from = start + 1;
+        }
+        false
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NO_CWD: Context = Context { cwd: None };
+
+    #[test]
+    fn relative_paths_stay_inside_after_normalisation() {
+        for ok in [
+            "src/main.rs",
+            "./a",
+            "a/../b",
+            "a/./b",
+            "x/y/../../z",
+            "-",
+            "/dev/null",
+        ] {
+            assert_eq!(check(ok, &NO_CWD, false), Ok(()), "{ok}");
+        }
+        for bad in [
+            "../x",
+            "a/../../x",
+            "/etc/hosts",
+            "~/x",
+            "~root/x",
+            "",
+            "./..",
+            "/dev/fd/0/../../etc/passwd",
+            "/proc/self/environ",
+            "/dev/tty",
+        ] {
+            assert!(check(bad, &NO_CWD, false).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn absolute_paths_are_inside_only_below_a_known_cwd() {
+        let ctx = Context { cwd: Some("/app") };
+        assert_eq!(check("/app/src/main.rs", &ctx, false), Ok(()));
+        assert_eq!(check("/app", &ctx, false), Ok(()));
+        for bad in [
+            "/app/../etc/passwd",
+            "/apple/x",
+            "/etc/passwd",
+            "/app/.env",
+            "/proc/1/environ",
+        ] {
+            assert!(check(bad, &ctx, false).is_err(), "{bad}");
+        }
+        let root = Context { cwd: Some("/") };
+        assert!(check("proc/self/environ", &root, false).is_err());
+        assert!(check("/dev/fd/3/../../etc/x", &root, false).is_err());
+    }
+
+    #[test]
+    fn secrets_are_refused_whatever_their_case_or_backup_suffix() {
+        for secret in [
+            ".env",
+            ".ENV",
+            ".env.local",
+            ".env.bak",
+            ".env~",
+            "prod.env",
+            "config/app.env.old",
+            ".envrc",
+            "id_rsa",
+            "keys/ID_ED25519",
+            "server.pem",
+            "tls.KEY",
+            ".netrc",
+            ".pgpass",
+            ".my.cnf",
+            ".aws/credentials",
+            "x/.ssh/config",
+            ".kube/config",
+            ".docker/config.json",
+            "terraform.tfstate",
+            "prod.tfvars",
+            ".bash_history",
+            ".zsh_history",
+            "secrets.yaml",
+            "api_token.txt",
+            "db-credentials.json",
+            "service-account-prod.json",
+            ".git-credentials",
+            "auth.json",
+            ".vault-token",
+        ] {
+            assert!(check(secret, &NO_CWD, false).is_err(), "{secret}");
+        }
+        for plain in [
+            "app/config.json",
+            "src/tokenizer.py",
+            "src/auth/token.rs",
+            "docs/passwords.md",
+            "environment.ts",
+            "id_rsa.pub",
+            "Cargo.toml",
+            "README.md",
+            "src/.gitignore",
+        ] {
+            assert_eq!(check(plain, &NO_CWD, false), Ok(()), "{plain}");
+        }
+    }
+
+    #[test]
+    fn trees_must_be_named_visible_subdirectories() {
+        assert_eq!(check("src", &NO_CWD, true), Ok(()));
+        assert_eq!(check("src/app", &NO_CWD, true), Ok(()));
+        for bad in [".", "./", "", "src/..", ".git", "src/.hidden", "-"] {
+            assert!(check(bad, &NO_CWD, true).is_err(), "{bad}");
+        }
+    }
+}
