@@ -403,12 +403,13 @@ impl<'s> Reader<'s, '_> {
                 self.role(role, w, tree)?;
                 continue;
             }
-            if spec.plus_number
-                && w.len() > 1
-                && w.starts_with('+')
-                && w[1..].bytes().all(|b| b.is_ascii_digit())
-            {
-                continue;
+            if spec.plus_number && w.starts_with('+') {
+                // `tail +5` counts; `tail +5f` is the obsolete form of
+                // `-f`, which follows the file for ever.
+                if counting(w) {
+                    continue;
+                }
+                return Err(Refusal::new(w, "an obsolete `+` option, not a plain count"));
             }
             if seen.lookup {
                 self.role(Role::CommandName, w, false)?;
@@ -458,6 +459,7 @@ impl<'s> Reader<'s, '_> {
         match role {
             // Data; but a word that names a secret file is refused even
             // here, in case the real tool reads what its spec calls text.
+            Role::Number if !number(w) => refuse("not a number".into()),
             Role::Text | Role::Number | Role::Subcommand => {
                 let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
                 match paths::secret_class(&parts) {
@@ -538,6 +540,30 @@ impl<'s> Reader<'s, '_> {
         paths::check(path, self.ctx, false)
             .map_err(|why| Refusal::new(w, format!("its path {why}")))
     }
+}
+
+/// `+5`, `+10c`: a count with an optional unit of `b`, `c` or `l`.
+fn counting(w: &str) -> bool {
+    let digits = w[1..].trim_end_matches(['b', 'c', 'l']);
+    w.len() > 1
+        && !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && w.len() - 1 - digits.len() <= 1
+}
+
+/// A number as tools take them: `5`, `-5`, `+10`, `1.5`, `10K`, `2MiB`,
+/// `50%`.
+fn number(w: &str) -> bool {
+    let w = w.strip_prefix(['+', '-']).unwrap_or(w);
+    let digits = w
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    let unit = &w[digits..];
+    digits > 0
+        && w[..digits].bytes().filter(|b| *b == b'.').count() <= 1
+        && unit.len() <= 3
+        && unit.bytes().all(|b| b.is_ascii_alphabetic() || b == b'%')
 }
 
 fn note(opt: &Opt<'static>, seen: &mut Seen) {
@@ -695,6 +721,18 @@ options = '''
 '''
 
 [[command]]
+names = ["tl"]
+category = "fs-read"
+reason = "prints the end"
+plus_number = true
+numeric_option = true
+operands = ["file..."]
+options = '''
+-n --lines =number
+-f --follow !waits
+'''
+
+[[command]]
 names = ["del"]
 category = "fs-delete"
 help = ["--help"]
@@ -760,6 +798,33 @@ help_only = true
             ("rd -k .env x", "`.env`: names a secret (an environment file)"),
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
+        }
+    }
+
+    #[test]
+    fn counts_are_numbers_and_obsolete_forms_are_refused() {
+        let s = specs();
+        for ok in [
+            "tl +5 a",
+            "tl +10c a",
+            "tl -n 5 a",
+            "tl -n +5 a",
+            "tl -n1K a",
+            "tl -5 a",
+            "tl --lines=-5 a",
+        ] {
+            assert_eq!(verdict(&s, ok), Ok(false), "{ok}");
+        }
+        for bad in [
+            "tl +5f a",
+            "tl +f a",
+            "tl +cf",
+            "tl -n f a",
+            "tl -n 5x5 a",
+            "tl -5f a",
+            "tl -nf 5 a",
+        ] {
+            assert!(verdict(&s, bad).is_err(), "{bad}");
         }
     }
 

@@ -16,8 +16,9 @@ pub struct Context<'a> {
 }
 
 /// Paths a reader may name outside the working directory: they hold no
-/// data (`/dev/null`) or are the command's own standard input.
-const READ_SINKS: &[&str] = &["/dev/null", "/dev/stdin", "/dev/zero"];
+/// data (`/dev/null`) or are the command's own standard input. (Not
+/// `/dev/zero` or `/dev/urandom`: a reader of those never ends.)
+const READ_SINKS: &[&str] = &["/dev/null", "/dev/stdin"];
 
 /// Directories whose files are kernel interfaces or devices: `/proc/self/`
 /// and `/dev/fd/` lead anywhere, `/proc/*/environ` prints environments.
