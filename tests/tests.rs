@@ -12,6 +12,7 @@ mod guards;
 mod hooks;
 mod labels;
 mod malicious;
+mod oracle;
 mod own_corpus;
 mod peers;
 mod profile_cli;

@@ -1,0 +1,323 @@
+//! The sandbox oracle: every command toolgate labels safe is run for real,
+//! in a sandbox, under strace, and must not do anything a safe command
+//! must never do.
+//!
+//! The other tests check labels against what people wrote down; this one
+//! checks them against what the programs on this machine actually do. A
+//! false *safe* is the one unforgivable error, and here it shows up as a
+//! system call.
+//!
+//! - [`collect`]: the candidates (the project corpus, the taxonomy's
+//!   examples and near misses, the shared corpora with
+//!   `TOOLGATE_ORACLE_SHARED=1`, and [`extra_cases`]).
+//! - [`sandbox`]: a throw-away work tree with planted secrets, and the
+//!   runner (`bwrap` + `strace -f` + `bash -c`).
+//! - [`judge`]: reads the strace log and the output, and names every write,
+//!   file-system change, foreign program, network use, secret file opened
+//!   and secret printed.
+//!
+//! Only commands the embedded classifier labels safe are run
+//! ([`sandbox::Tree::run_safe`] refuses any other label). The self-test
+//! [`oracle_catches_misbehaviour`] is the one exception: it runs a fixed
+//! list of bad fixtures to prove the judge can fail.
+//!
+//! Without `bwrap` or `strace`, or where a sandbox cannot start (no user
+//! namespaces, ptrace blocked), both tests print `oracle skipped: …` and
+//! pass. A sandbox that starts and a command that misbehaves in it always
+//! fails.
+
+mod collect;
+mod judge;
+mod sandbox;
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use toolgate::{Class, Classifier, Label};
+
+use judge::{Kind, Violation};
+use sandbox::{Sandbox, Tools};
+
+/// Cases beyond the corpus and the taxonomy. It will return
+/// `toolgate::spec::oracle_cases()` (the command specs' examples and their
+/// generated option-by-option variants) once that module exists: replace
+/// the body with that call.
+fn extra_cases() -> Vec<String> {
+    Vec::new()
+}
+
+/// At most this many commands run at once: the test machines have two
+/// cores, and strace slows every traced process down.
+const WORKERS: usize = 2;
+
+/// Each command's violations of one kind shown in a report, at most.
+const EVIDENCE_LINES: usize = 3;
+
+#[test]
+fn safe_commands_behave_in_the_sandbox() {
+    let Some(sandbox) = start() else {
+        return;
+    };
+    let started = Instant::now();
+    let classifier = classifier();
+    let candidates = collect::candidates(extra_cases());
+    let jobs: Vec<Job> = candidates
+        .iter()
+        .filter_map(|c| {
+            let label = classifier.classify(c);
+            (label.class == Class::Safe).then(|| Job {
+                programs: programs(classifier, c),
+                command: c.clone(),
+                label,
+            })
+        })
+        .collect();
+    let outcomes = run_all(&sandbox, &jobs);
+    let timeouts: Vec<&Outcome> = outcomes.iter().filter(|o| o.timed_out).collect();
+    let failures: Vec<&Outcome> = outcomes
+        .iter()
+        .filter(|o| !o.violations.is_empty())
+        .collect();
+    let secs = started.elapsed().as_secs_f64();
+    let mut report = String::new();
+    for t in &timeouts {
+        report.push_str(&format!(
+            "oracle timeout (killed after {}s, not a failure by itself): {}\n",
+            sandbox::TIME_LIMIT.as_secs(),
+            t.command
+        ));
+    }
+    report.push_str(&format!(
+        "oracle: {} candidates, {} labelled safe, {} executed, {} timeouts, {} failures, {secs:.1}s\n",
+        candidates.len(),
+        jobs.len(),
+        outcomes.len(),
+        timeouts.len(),
+        failures.len(),
+    ));
+    // Straight to stderr, past the test harness's capture: the summary is
+    // wanted on passing runs too.
+    let _ = std::io::stderr().write_all(report.as_bytes());
+    if !failures.is_empty() {
+        let mut msg = format!(
+            "{} of {} commands labelled safe misbehaved in the sandbox:\n",
+            failures.len(),
+            outcomes.len()
+        );
+        for f in failures {
+            msg.push_str(&describe(f));
+        }
+        panic!("{msg}");
+    }
+}
+
+/// The oracle can fail: each bad fixture is caught for the reason it
+/// stands for, and ordinary reads are not flagged. The fixtures skip the
+/// classifier (they are not safe, that is the point) and run only here,
+/// inside the sandbox.
+#[test]
+fn oracle_catches_misbehaviour() {
+    let Some(sandbox) = start() else {
+        return;
+    };
+    let git = sandbox.has_git();
+    #[rustfmt::skip]
+    let bad: &[(&str, Kind, bool)] = &[
+        ("touch x", Kind::Write, true),
+        ("sort -o out.txt data.txt", Kind::Write, true),
+        ("mkdir newdir", Kind::Modify, true),
+        ("ln -s file.txt link", Kind::Modify, true),
+        // `sh -c true` would not do: `true` is built into sh, nothing else
+        // runs. `/bin/true` is a program.
+        ("sh -c /bin/true", Kind::Exec, true),
+        // GNU xargs with no input still runs `echo` once: a program the
+        // line never names.
+        ("xargs", Kind::Exec, true),
+        ("cat .env", Kind::SecretFile, true),
+        ("cat .env", Kind::SecretOutput, true),
+        // A relative path, and one reached after `cd`.
+        ("head -c 1 ../home/.netrc", Kind::SecretFile, true),
+        ("cd .ssh && wc -c id_ed25519", Kind::SecretFile, true),
+        ("echo $TOOLGATE_ORACLE_SECRET", Kind::SecretOutput, true),
+        ("echo hi > /dev/tcp/127.0.0.1/9", Kind::Network, true),
+        ("git show HEAD~3:.env.production", Kind::SecretOutput, git),
+    ];
+    let good: &[(&str, bool)] = &[
+        ("cat file.txt", true),
+        ("ls -la", true),
+        ("ls -l 2>/dev/null", true),
+        ("id", true),
+        ("timeout 5 cat a.txt", true),
+        ("git log --oneline", git),
+        ("git show HEAD", git),
+    ];
+    let classifier = classifier();
+    let mut tree = sandbox.tree(0);
+    let mut wrong = Vec::new();
+    for &(command, kind, _) in bad.iter().filter(|b| b.2) {
+        let run = tree.run_fixture_bypassing_label_gate(command);
+        let found = tree.judge_and_restore(&run, &programs(classifier, command));
+        if !found.iter().any(|v| v.kind == kind) {
+            wrong.push(format!(
+                "{command:?} should be caught ({kind}), got {:?}\nstderr: {}\nlog:\n{}",
+                found.iter().map(|v| v.kind).collect::<Vec<_>>(),
+                run.stderr_head,
+                run.log
+            ));
+        }
+    }
+    for &(command, _) in good.iter().filter(|g| g.1) {
+        let run = tree.run_fixture_bypassing_label_gate(command);
+        let found = tree.judge_and_restore(&run, &programs(classifier, command));
+        if !found.is_empty() || run.timed_out {
+            wrong.push(format!(
+                "{command:?} should pass, got:\n{}",
+                evidence(&found)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
+/// One command to run, cleared by its label.
+struct Job {
+    command: String,
+    label: Label,
+    programs: BTreeSet<String>,
+}
+
+/// What running one job showed.
+struct Outcome {
+    index: usize,
+    command: String,
+    label: Label,
+    violations: Vec<Violation>,
+    timed_out: bool,
+}
+
+/// Runs every job on up to [`WORKERS`] threads, each with its own tree;
+/// outcomes in job order.
+fn run_all(sandbox: &Sandbox, jobs: &[Job]) -> Vec<Outcome> {
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(WORKERS));
+    let mut outcomes: Vec<Outcome> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let next = &next;
+                s.spawn(move || {
+                    let mut tree = sandbox.tree(w);
+                    let mut done = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(index) else {
+                            return done;
+                        };
+                        let run = tree.run_safe(&job.command, &job.label);
+                        done.push(Outcome {
+                            index,
+                            command: job.command.clone(),
+                            label: job.label.clone(),
+                            violations: tree.judge_and_restore(&run, &job.programs),
+                            timed_out: run.timed_out,
+                        });
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| panic!("an oracle worker panicked"))
+            })
+            .collect()
+    });
+    outcomes.sort_by_key(|o| o.index);
+    outcomes
+}
+
+/// The programs `command` may start: the file names of the commands, and
+/// of the wrappers around them (`nice`, `timeout`), that toolgate's own
+/// analysis found written at its top level. A program outside this set
+/// ran without toolgate ever judging it.
+fn programs(classifier: &Classifier, command: &str) -> BTreeSet<String> {
+    let name = |word: &str| {
+        Path::new(word)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let first = |line: &str| {
+        line.split_whitespace()
+            .find(|w| !w.contains('='))
+            .and_then(name)
+    };
+    let mut out = BTreeSet::new();
+    for e in classifier
+        .analyze(command)
+        .commands
+        .iter()
+        .filter(|e| e.depth == 0)
+    {
+        out.extend(first(&e.canonical));
+        out.extend(first(&e.command));
+        out.extend(e.wrappers.iter().filter_map(|w| first(w)));
+    }
+    out
+}
+
+/// One failure for the report: the command, its label and the evidence.
+fn describe(o: &Outcome) -> String {
+    format!(
+        "\n`{}`  (labelled {}: {}: {})\n{}",
+        o.command,
+        o.label.class,
+        o.label.category,
+        o.label.reason,
+        evidence(&o.violations)
+    )
+}
+
+/// Violations grouped by kind, a few lines each.
+fn evidence(found: &[Violation]) -> String {
+    let kinds: BTreeSet<Kind> = found.iter().map(|v| v.kind).collect();
+    let mut out = String::new();
+    for kind in kinds {
+        let lines: Vec<&str> = found
+            .iter()
+            .filter(|v| v.kind == kind)
+            .map(|v| v.evidence.as_str())
+            .collect();
+        out.push_str(&format!("  {kind}:\n"));
+        for l in lines.iter().take(EVIDENCE_LINES) {
+            out.push_str(&format!("    {l}\n"));
+        }
+        if lines.len() > EVIDENCE_LINES {
+            out.push_str(&format!(
+                "    (and {} more)\n",
+                lines.len() - EVIDENCE_LINES
+            ));
+        }
+    }
+    out
+}
+
+fn classifier() -> &'static Classifier {
+    Classifier::embedded().unwrap_or_else(|e| panic!("the embedded classifier: {e}"))
+}
+
+/// The sandbox, or `None` after saying on stderr why the oracle cannot run
+/// here. The tools are looked for (and installed) once per test process.
+fn start() -> Option<Sandbox> {
+    static TOOLS: OnceLock<Result<Tools, String>> = OnceLock::new();
+    match TOOLS.get_or_init(sandbox::tools) {
+        Ok(tools) => Some(Sandbox::new(tools.clone())),
+        Err(why) => {
+            let _ = writeln!(std::io::stderr(), "oracle skipped: {why}");
+            None
+        }
+    }
+}
