@@ -210,7 +210,7 @@ impl Effect {
             Effect::Writes => "writes a file",
             Effect::Executes => "runs another program",
             Effect::Network => "reaches the network",
-            Effect::Secrets => "prints the environment or secrets",
+            Effect::Secrets => "can print the environment or secrets",
             Effect::Waits => "keeps running until it is stopped",
             Effect::Changes => "changes the state of the system",
             Effect::Interactive => "waits for input at the terminal",
