@@ -21,5 +21,6 @@ mod properties;
 mod readme_examples;
 mod reference_doc;
 mod spec_examples;
+mod spec_options;
 mod taxonomy_examples;
 mod util;
