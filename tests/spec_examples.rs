@@ -8,9 +8,12 @@ use toolgate::spec::Specs;
 use toolgate::taxonomy::{embedded_sources, load_sources};
 use toolgate::{Class, Classifier, Taxonomy, TaxonomyError};
 
-/// `(file, names, examples, near misses)` of every embedded spec, read from
-/// the TOML (the compiled form carries no examples).
-fn spec_examples() -> Vec<(String, Vec<String>, Vec<String>, Vec<String>)> {
+/// `(file, names, examples, near misses)` of one spec.
+type Proofs = (String, Vec<String>, Vec<String>, Vec<String>);
+
+/// The proofs of every embedded spec, read from the TOML (the compiled
+/// form carries no examples).
+fn spec_examples() -> Vec<Proofs> {
     let mut out = Vec::new();
     for (file, text) in embedded_sources() {
         if !file.starts_with("specs/") {
