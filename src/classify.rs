@@ -49,6 +49,9 @@ pub struct Examined {
     /// The command spec that explained every word, as `NAME (category)
     /// FILE:LINE` (`NAME (help)` for a help or version request).
     pub safe: Vec<String>,
+    /// The service that spec says the command reads through (it connects
+    /// there), if any.
+    pub service: Option<String>,
     /// Where the command stands in the input, for commands written at the
     /// top level: `[start, end)` byte offsets.
     pub span: Option<[usize; 2]>,
@@ -591,6 +594,7 @@ impl<'c, 's> Walk<'c, 's> {
             wrappers: inv.wrappers.clone(),
             destructive: Vec::new(),
             safe: Vec::new(),
+            service: None,
             span: self.span.take(),
         });
         for &h in &hits {
@@ -615,6 +619,9 @@ impl<'c, 's> Walk<'c, 's> {
                 Ok(v) => {
                     if let Some(e) = examined.as_mut() {
                         e.safe.push(spec_id(v.spec, v.help));
+                        if !v.help {
+                            e.service = v.spec.service.as_ref().map(|s| s.to_string());
+                        }
                     }
                     if self.invocations == 1 && depth == 0 {
                         self.safe_spec = Some(v);

@@ -42,12 +42,11 @@ use toolgate::{Class, Classifier, Label};
 use judge::{Kind, Violation};
 use sandbox::{Sandbox, Tools};
 
-/// Cases beyond the corpus and the taxonomy. It will return
-/// `toolgate::spec::oracle_cases()` (the command specs' examples and their
-/// generated option-by-option variants) once that module exists: replace
-/// the body with that call.
+/// Cases beyond the corpus and the taxonomy: the command specs' examples
+/// and every spec's options tried one by one (by each name, abbreviated,
+/// bundled, with values attached and apart).
 fn extra_cases() -> Vec<String> {
-    Vec::new()
+    toolgate::spec::embedded_oracle_cases()
 }
 
 /// At most this many commands run at once: the test machines have two
@@ -71,6 +70,7 @@ fn safe_commands_behave_in_the_sandbox() {
             let label = classifier.classify(c);
             (label.class == Class::Safe).then(|| Job {
                 programs: programs(classifier, c),
+                service: service(classifier, c),
                 command: c.clone(),
                 label,
             })
@@ -160,7 +160,7 @@ fn oracle_catches_misbehaviour() {
     let mut wrong = Vec::new();
     for &(command, kind, _) in bad.iter().filter(|b| b.2) {
         let run = tree.run_fixture_bypassing_label_gate(command);
-        let found = tree.judge_and_restore(&run, &programs(classifier, command));
+        let found = tree.judge_and_restore(&run, &programs(classifier, command), false);
         if !found.iter().any(|v| v.kind == kind) {
             wrong.push(format!(
                 "{command:?} should be caught ({kind}), got {:?}\nstderr: {}\nlog:\n{}",
@@ -172,7 +172,7 @@ fn oracle_catches_misbehaviour() {
     }
     for &(command, _) in good.iter().filter(|g| g.1) {
         let run = tree.run_fixture_bypassing_label_gate(command);
-        let found = tree.judge_and_restore(&run, &programs(classifier, command));
+        let found = tree.judge_and_restore(&run, &programs(classifier, command), false);
         if !found.is_empty() || run.timed_out {
             wrong.push(format!(
                 "{command:?} should pass, got:\n{}",
@@ -188,6 +188,9 @@ struct Job {
     command: String,
     label: Label,
     programs: BTreeSet<String>,
+    /// The service its spec says it reads through, which it may connect
+    /// to.
+    service: Option<String>,
 }
 
 /// What running one job showed.
@@ -221,7 +224,11 @@ fn run_all(sandbox: &Sandbox, jobs: &[Job]) -> Vec<Outcome> {
                             index,
                             command: job.command.clone(),
                             label: job.label.clone(),
-                            violations: tree.judge_and_restore(&run, &job.programs),
+                            violations: tree.judge_and_restore(
+                                &run,
+                                &job.programs,
+                                job.service.is_some(),
+                            ),
                             timed_out: run.timed_out,
                         });
                     }
@@ -267,6 +274,16 @@ fn programs(classifier: &Classifier, command: &str) -> BTreeSet<String> {
         out.extend(e.wrappers.iter().filter_map(|w| first(w)));
     }
     out
+}
+
+/// The service the spec of a top-level command says it reads through.
+fn service(classifier: &Classifier, command: &str) -> Option<String> {
+    classifier
+        .analyze(command)
+        .commands
+        .iter()
+        .find(|e| e.depth == 0)
+        .and_then(|e| e.service.clone())
 }
 
 /// One failure for the report: the command, its label and the evidence.

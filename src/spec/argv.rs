@@ -276,6 +276,17 @@ impl<'s> Reader<'s, '_> {
                         names.join(", ")
                     ),
                 )),
+                Long::None if spec.parameters && is_parameter(name) => {
+                    let (value, next) = match value {
+                        Some(v) => (v, i + 1),
+                        None => match args.get(i + 1) {
+                            Some(v) if !v.starts_with("--") => (*v, i + 2),
+                            _ => ("", i + 1),
+                        },
+                    };
+                    parameter_value(w, value)?;
+                    Ok(next)
+                }
                 Long::None => Err(unknown()),
             };
         }
@@ -415,6 +426,18 @@ impl<'s> Reader<'s, '_> {
                 self.role(Role::CommandName, w, false)?;
                 continue;
             }
+            if !spec.secret_operands.is_empty() {
+                let lower = w.to_ascii_lowercase();
+                if let Some(secret) = lower
+                    .split([',', '/'])
+                    .find(|part| spec.secret_operands.iter().any(|s| s == part))
+                {
+                    return Err(Refusal::new(
+                        w,
+                        format!("`{secret}` objects hold credentials"),
+                    ));
+                }
+            }
             let op = loop {
                 let Some(op) = spec.operands.get(r) else {
                     return Err(Refusal::new(
@@ -460,7 +483,10 @@ impl<'s> Reader<'s, '_> {
             // Data; but a word that names a secret file is refused even
             // here, in case the real tool reads what its spec calls text.
             Role::Number if !number(w) => refuse("not a number".into()),
-            Role::Text | Role::Number | Role::Subcommand => {
+            Role::PlusFormat if !w.starts_with('+') => {
+                refuse("not a `+FORMAT`, so it means something else".into())
+            }
+            Role::Text | Role::Number | Role::Subcommand | Role::PlusFormat => {
                 let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
                 match paths::secret_class(&parts) {
                     Some(class) if !w.contains(' ') => refuse(format!("names a secret ({class})")),
@@ -540,6 +566,29 @@ impl<'s> Reader<'s, '_> {
         paths::check(path, self.ctx, false)
             .map_err(|why| Refusal::new(w, format!("its path {why}")))
     }
+}
+
+/// `--instance-ids`: a parameter name of an API call.
+fn is_parameter(name: &str) -> bool {
+    let body = &name[2..];
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// A parameter's value is data, unless the CLI reads it from somewhere.
+fn parameter_value(word: &str, value: &str) -> Result<(), Refusal> {
+    let lower = value.to_ascii_lowercase();
+    for scheme in ["file://", "fileb://", "http://", "https://"] {
+        if lower.contains(scheme) {
+            return Err(Refusal::new(
+                word,
+                format!("a `{scheme}` value is read from a file or the network, unseen here"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `+5`, `+10c`: a count with an optional unit of `b`, `c` or `l`.
@@ -733,6 +782,25 @@ options = '''
 '''
 
 [[command]]
+names = ["cl"]
+category = "cloud-read"
+reason = "describes"
+service = "the cloud API"
+parameters = true
+operands = ["text..."]
+secret_operands = ["secrets", "secret"]
+options = '''
+--region =text
+--endpoint-url =text !network   # sends the credentials to another host
+'''
+
+[[command]]
+names = ["dt"]
+category = "io"
+reason = "prints the date"
+operands = ["plus-format?"]
+
+[[command]]
 names = ["del"]
 category = "fs-delete"
 help = ["--help"]
@@ -823,6 +891,35 @@ help_only = true
             "tl -n 5x5 a",
             "tl -5f a",
             "tl -nf 5 a",
+        ] {
+            assert!(verdict(&s, bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn service_reads_take_api_parameters_but_no_files_urls_or_secrets() {
+        let s = specs();
+        for ok in [
+            "cl pods",
+            "cl --region eu pods --instance-ids i-1",
+            "cl --max-items=5 x",
+            "cl --dry-run x",
+            "dt",
+            "dt +%F",
+        ] {
+            assert_eq!(verdict(&s, ok), Ok(false), "{ok}");
+        }
+        for bad in [
+            "cl --endpoint-url http://evil x",
+            "cl --endp=http://evil x",
+            "cl --filters file://f.json x",
+            "cl --policy=fileb://k x",
+            "cl --x https://h/a x",
+            "cl secrets",
+            "cl SECRET/db",
+            "cl pods,secrets",
+            "cl --Bad x",
+            "dt 010112002020",
         ] {
             assert!(verdict(&s, bad).is_err(), "{bad}");
         }

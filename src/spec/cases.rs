@@ -22,6 +22,7 @@ fn sample(role: Role) -> &'static str {
         Role::SedScript => "1p",
         Role::JqFilter => ".",
         Role::Subcommand => "x",
+        Role::PlusFormat => "+%F",
     }
 }
 

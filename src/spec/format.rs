@@ -117,6 +117,25 @@ pub struct RawSpec {
     /// directory.
     #[serde(default)]
     pub recursive: bool,
+    /// The service the command reads through, when reading one is its
+    /// whole purpose (`the Docker daemon`, `the Kubernetes API server`):
+    /// such a command is safe to run only as a read, and it does connect
+    /// to that service (the sandbox oracle allows its connections and
+    /// nothing else). Options that send its credentials elsewhere
+    /// (`--server`, `--endpoint-url`) are `!network`.
+    #[serde(default)]
+    pub service: Option<String>,
+    /// Options it does not list are parameters of a remote API call, each
+    /// with one value (`aws ec2 describe-instances --instance-ids i-1`):
+    /// data, unless the value reads a file or a URL (`file://`, `fileb://`,
+    /// `http://`, `https://`).
+    #[serde(default)]
+    pub parameters: bool,
+    /// Operands whose words name secret objects of the service
+    /// (`kubectl get secrets`): an operand that is one of them, or a
+    /// comma- or slash-separated list holding one, is refused.
+    #[serde(default)]
+    pub secret_operands: Vec<String>,
     /// Commands that must be labelled safe by this spec.
     #[serde(default)]
     pub examples: Vec<String>,
@@ -179,6 +198,9 @@ pub enum Role {
     /// A git pathspec: a file, with no glob or magic that could match a
     /// secret.
     Pathspec,
+    /// An output format that starts with `+` (`date +%F`): any other word
+    /// there means something else (`date MMDDhhmm` sets the clock).
+    PlusFormat,
 }
 
 /// What an option does beyond reading.
@@ -315,6 +337,14 @@ pub struct Spec<'a> {
     pub wraps: bool,
     /// Reads directory trees by default.
     pub recursive: bool,
+    /// The service it reads through, if any.
+    #[serde(borrow)]
+    pub service: Option<Cow<'a, str>>,
+    /// Unlisted `--long` options are API parameters with one value.
+    pub parameters: bool,
+    /// Operand words that name secret objects.
+    #[serde(borrow)]
+    pub secret_operands: Vec<Cow<'a, str>>,
 }
 
 /// Why a spec could not be compiled: the field and what to fix.
@@ -354,12 +384,13 @@ pub fn role_of(name: &str) -> Option<Role> {
         "jq-filter" => Role::JqFilter,
         "subcommand" => Role::Subcommand,
         "pathspec" => Role::Pathspec,
+        "plus-format" => Role::PlusFormat,
         _ => return None,
     })
 }
 
 /// The roles a spec may name, for error messages.
-pub const ROLES: &str = "text, number, pattern, file, dir, rev, rev-or-path, pathspec, command-name, sed-script, jq-filter, subcommand";
+pub const ROLES: &str = "text, number, pattern, file, dir, rev, rev-or-path, pathspec, plus-format, command-name, sed-script, jq-filter, subcommand";
 
 fn effect_of(name: &str) -> Option<Effect> {
     Some(match name {
@@ -604,6 +635,13 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         plus_number: raw.plus_number,
         wraps: raw.wraps,
         recursive: raw.recursive,
+        service: raw.service.as_ref().map(|s| Cow::Owned(s.clone())),
+        parameters: raw.parameters,
+        secret_operands: raw
+            .secret_operands
+            .iter()
+            .map(|h| Cow::Owned(h.to_ascii_lowercase()))
+            .collect(),
     })
 }
 

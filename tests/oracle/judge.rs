@@ -122,6 +122,10 @@ pub struct Context<'a> {
     /// toolgate's own analysis found in it, by file name. A program that
     /// runs anything else ran something toolgate never judged.
     pub programs: &'a BTreeSet<String>,
+    /// The command's spec says it reads through a service (the Docker
+    /// daemon, a cluster's API server): it may connect to reach it, and
+    /// do nothing else a safe command must not.
+    pub service: bool,
 }
 
 /// Every violation in `log` and in the captured output, in log order
@@ -179,7 +183,7 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
                 let Some(open) = Open::read(call, &proc.cwd) else {
                     continue;
                 };
-                if open.writes && !is_sink(&open.path) {
+                if open.writes && !is_sink(&open.path) && !git_index_lock(&open.path, cx.work) {
                     flag(Kind::Write);
                 }
                 let opened = [Some(&open.path), open.opened.as_ref()];
@@ -188,11 +192,13 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
                 }
             }
             "connect" | "bind" | "listen" | "sendto" | "sendmsg" | "sendmmsg"
-                if is_network(call) =>
+                if is_network(call) && !(cx.service && call.name == "connect") =>
             {
                 flag(Kind::Network)
             }
-            name if MODIFY.contains(&name) => flag(Kind::Modify),
+            name if MODIFY.contains(&name) && !git_index_refresh(call, cx.work) => {
+                flag(Kind::Modify)
+            }
             _ => {}
         }
     }
@@ -207,6 +213,29 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
         evidence: format!("output: …{s}…"),
     }));
     out
+}
+
+/// git's optional index lock. `git status` (and other reads) refresh the
+/// stat information cached in `.git/index` when they can take
+/// `.git/index.lock` (O_CREAT|O_EXCL), and rename the lock over the index:
+/// the same entries, fresher timestamps; `--no-optional-locks` skips it. It
+/// is the one write the oracle lets a safe command make, and only at
+/// exactly these two paths of the work tree's own repository.
+fn git_index_lock(path: &Path, work: &Path) -> bool {
+    path == work.join(".git/index.lock")
+}
+
+/// The rename (or, when it fails, unlink) of git's index lock.
+fn git_index_refresh(call: &Call<'_>, work: &Path) -> bool {
+    let quoted: Vec<String> = call.args.iter().filter_map(|a| unquote(a)).collect();
+    let lock = work.join(".git/index.lock");
+    let index = work.join(".git/index");
+    let paths: Vec<PathBuf> = quoted.iter().map(|p| resolve(work, p)).collect();
+    match call.name {
+        "rename" | "renameat" | "renameat2" => paths == [lock, index],
+        "unlink" | "unlinkat" => paths == [lock],
+        _ => false,
+    }
 }
 
 /// What the judge follows of one process: the names the program it runs
@@ -620,6 +649,7 @@ mod tests {
             work: Path::new("/w"),
             secrets: &[],
             programs: &BTreeSet::new(),
+            service: false,
         };
         let kinds: Vec<Kind> = judge("", &[], &cx).iter().map(|v| v.kind).collect();
         assert_eq!(kinds, [Kind::Untraced]);

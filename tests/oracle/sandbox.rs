@@ -44,6 +44,10 @@ pub const ENV_SECRET: (&str, &str) = ("TOOLGATE_ORACLE_SECRET", "TGSECRET_ENVVAR
 /// The secret only git history holds: added in the first commit, deleted in
 /// the second.
 pub const GIT_SECRET: &str = "TGSECRET_GIT_d4a7b2";
+/// How the history secret's markers start.
+const GIT_SECRET_PREFIX: &str = "TGSECRET_GIT";
+/// The path the history secret was committed at (and later deleted).
+const GIT_SECRET_PATH: &str = ".env.production";
 
 /// Where a planted file lives.
 #[derive(Clone, Copy)]
@@ -343,12 +347,14 @@ impl Tree<'_> {
         &self,
         run: &Run,
         programs: &BTreeSet<String>,
+        service: bool,
     ) -> Vec<judge::Violation> {
         let secrets = self.secrets();
         let cx = judge::Context {
             work: &self.work,
             secrets: &secrets,
             programs,
+            service,
         };
         let mut found = judge::judge(&run.log, &run.printed, &cx);
         for v in found.iter_mut().filter(|v| v.kind == judge::Kind::Untraced) {
@@ -435,6 +441,13 @@ impl Tree<'_> {
         let _ = std::fs::remove_file(&log);
         let mut printed = out.secrets;
         printed.extend(err.secrets);
+        // A secret once committed is in history for every clone: reads of
+        // history in general (`git log -p`) print it, and toolgate cannot
+        // know what history holds. What it can and must refuse is a read
+        // that names the secret's path (`git show HEAD~3:.env.production`,
+        // `git log -p -- .env.production`), so the history secret counts
+        // only when the command names that path.
+        printed.retain(|s| !s.starts_with(GIT_SECRET_PREFIX) || command.contains(GIT_SECRET_PATH));
         Run {
             log: String::from_utf8_lossy(&text).into_owned(),
             printed,
