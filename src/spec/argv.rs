@@ -158,6 +158,13 @@ impl<'s> Reader<'s, '_> {
             }
         }
         if spec.help_only {
+            if let [sub, only] = args {
+                if spec.help_subcommands.iter().any(|s| s == sub)
+                    && spec.subcommand_help.iter().any(|h| h == only)
+                {
+                    return Ok(Verdict { spec, help: true });
+                }
+            }
             let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
             return Err(Refusal::new(
                 args.first().copied().unwrap_or(path),
@@ -209,6 +216,10 @@ impl<'s> Reader<'s, '_> {
                 continue;
             }
             i = self.option(spec, path, args, i, &mut seen)?;
+        }
+        if spec.subcommands {
+            // `docker` alone still connects; `git` alone reads config.
+            return Err(Refusal::new(path, "names no subcommand"));
         }
         self.operands(spec, path, &seen)?;
         Ok(Verdict { spec, help: false })
@@ -805,6 +816,15 @@ names = ["del"]
 category = "fs-delete"
 help = ["--help"]
 help_only = true
+
+[[command]]
+names = ["dk"]
+category = "containers"
+help = ["--version"]
+help_only = true
+subcommands = true
+help_subcommands = ["ps"]
+subcommand_help = ["--help"]
 "#;
 
     fn specs() -> Specs {
@@ -992,6 +1012,12 @@ help_only = true
         ] {
             assert!(verdict(&s, bad).is_err(), "{bad}");
         }
+        assert_eq!(verdict(&s, "dk ps --help"), Ok(true));
+        assert_eq!(verdict(&s, "dk --version"), Ok(true));
+        assert!(verdict(&s, "dk ps").is_err());
+        assert!(verdict(&s, "dk run --help").is_err());
+        assert!(verdict(&s, "vc").is_err(), "no subcommand");
+        assert!(verdict(&s, "vc -C src").is_err(), "no subcommand");
         assert!(help_form(&s, "del", &["--help"]));
         assert!(help_form(&s, "vc", &["push", "-h"]));
         assert!(
