@@ -217,9 +217,11 @@ impl<'s> Reader<'s, '_> {
             }
             i = self.option(spec, path, args, i, &mut seen)?;
         }
-        if spec.subcommands {
-            // `docker` alone still connects; `git` alone reads config.
-            return Err(Refusal::new(path, "names no subcommand"));
+        if spec.requires_subcommand {
+            return Err(Refusal::new(
+                path,
+                "names no subcommand, and alone it does something else",
+            ));
         }
         self.operands(spec, path, &seen)?;
         Ok(Verdict { spec, help: false })
@@ -356,7 +358,7 @@ impl<'s> Reader<'s, '_> {
             },
             Arity::Optional => {
                 if let Some(v) = attached {
-                    self.role(opt.role, v, false)?;
+                    self.value(opt.role, v)?;
                 }
                 Ok(i + 1)
             }
@@ -370,7 +372,7 @@ impl<'s> Reader<'s, '_> {
                         }
                     },
                 };
-                self.role(opt.role, value, false)?;
+                self.value(opt.role, value)?;
                 Ok(next)
             }
             Arity::Pair => {
@@ -382,7 +384,7 @@ impl<'s> Reader<'s, '_> {
                 }
                 match args.get(i + 2) {
                     Some(v) => {
-                        self.role(opt.role, v, false)?;
+                        self.value(opt.role, v)?;
                         Ok(i + 3)
                     }
                     None => Err(Refusal::new(
@@ -392,6 +394,19 @@ impl<'s> Reader<'s, '_> {
                 }
             }
         }
+    }
+
+    /// An option's value: its role's check, and for data a check that it
+    /// names no secret file, in case the tool opens what its spec calls
+    /// text (`grep --include=.env` makes grep read every `.env` below).
+    fn value(&self, role: Role, w: &str) -> Result<(), Refusal> {
+        if role == Role::Text {
+            let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
+            if let Some(class) = paths::secret_file_class(&parts) {
+                return Err(Refusal::new(w, format!("names a secret ({class})")));
+            }
+        }
+        self.role(role, w, false)
     }
 
     fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {
@@ -497,13 +512,7 @@ impl<'s> Reader<'s, '_> {
             Role::PlusFormat if !w.starts_with('+') => {
                 refuse("not a `+FORMAT`, so it means something else".into())
             }
-            Role::Text | Role::Number | Role::Subcommand | Role::PlusFormat => {
-                let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
-                match paths::secret_class(&parts) {
-                    Some(class) if !w.contains(' ') => refuse(format!("names a secret ({class})")),
-                    _ => Ok(()),
-                }
-            }
+            Role::Text | Role::Number | Role::Subcommand | Role::PlusFormat => Ok(()),
             Role::Pattern => match content::hunts_credentials(w) {
                 Some(why) => refuse(why),
                 None => Ok(()),
@@ -761,6 +770,7 @@ category = "vc-read"
 reason = "version control"
 syntax = "posix"
 subcommands = true
+requires_subcommand = true
 help = ["--help"]
 help_subcommands = ["push"]
 subcommand_help = ["-h"]

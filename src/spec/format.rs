@@ -102,6 +102,10 @@ pub struct RawSpec {
     /// The first operand names a subcommand, whose spec is `PATH WORD`.
     #[serde(default)]
     pub subcommands: bool,
+    /// Without a subcommand the command does something else (`git stash`
+    /// alone is `git stash push`): then it is not safe.
+    #[serde(default)]
+    pub requires_subcommand: bool,
     /// `-5` is a count (`head -5`).
     #[serde(default)]
     pub numeric_option: bool,
@@ -329,6 +333,8 @@ pub struct Spec<'a> {
     pub after_dashdash: Option<Role>,
     /// The first operand is a subcommand.
     pub subcommands: bool,
+    /// A subcommand must be named.
+    pub requires_subcommand: bool,
     /// `-5` is a count.
     pub numeric_option: bool,
     /// `+5` is a counting operand.
@@ -596,6 +602,9 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             "`help_only` needs the help forms the command honours",
         ));
     }
+    if raw.requires_subcommand && !raw.subcommands {
+        return Err(err("requires_subcommand", "only a spec with `subcommands = true` has subcommands"));
+    }
     if !raw.help_subcommands.is_empty() && !raw.subcommands {
         return Err(err(
             "help_subcommands",
@@ -631,6 +640,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         operands,
         after_dashdash,
         subcommands: raw.subcommands,
+        requires_subcommand: raw.requires_subcommand,
         numeric_option: raw.numeric_option,
         plus_number: raw.plus_number,
         wraps: raw.wraps,

@@ -234,6 +234,17 @@ const CODE_SUFFIXES: &[&str] = &[
 /// a secret's word in it (`secrets.yaml`, `api_token.txt`,
 /// `db-credentials.json`), but not source files (`token.rs`).
 pub fn secret_class(parts: &[&str]) -> Option<&'static str> {
+    secret_class_of(parts, true)
+}
+
+/// [`secret_class`] without the last class (names with a secret's word):
+/// for data that only might be a file name (`find -name passwd` looks for
+/// files so named, and prints names).
+pub fn secret_file_class(parts: &[&str]) -> Option<&'static str> {
+    secret_class_of(parts, false)
+}
+
+fn secret_class_of(parts: &[&str], by_word: bool) -> Option<&'static str> {
     for (i, part) in parts.iter().enumerate() {
         let lower = part.to_ascii_lowercase();
         let last = i + 1 == parts.len();
@@ -267,7 +278,7 @@ pub fn secret_class(parts: &[&str]) -> Option<&'static str> {
         if lower == "config.json" && i > 0 && parts[i - 1].eq_ignore_ascii_case(".docker") {
             return Some("a credential store");
         }
-        if !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s)) && has_secret_word(&lower) {
+        if by_word && !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s)) && has_secret_word(&lower) {
             return Some("a file named for a secret");
         }
     }
