@@ -61,7 +61,12 @@ impl fmt::Display for Refusal {
 /// Checks a simple command's words (command word first, all literal)
 /// against the specs.
 pub fn check<'s>(specs: &'s Specs, words: &[&str], ctx: &Context) -> Result<Verdict<'s>, Refusal> {
-    Reader { specs, ctx }.command(words, 0)
+    Reader {
+        specs,
+        ctx,
+        given: std::cell::RefCell::new(Vec::new()),
+    }
+    .command(words, 0)
 }
 
 /// Whether `name args…` only asks for help or a version, as its spec says
@@ -101,6 +106,9 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
 struct Reader<'s, 'c> {
     specs: &'s Specs,
     ctx: &'c Context<'c>,
+    /// Every option given so far, by the name it resolved to, across
+    /// subcommands (for `requires`).
+    given: std::cell::RefCell<Vec<String>>,
 }
 
 /// What the options read so far have said.
@@ -224,6 +232,16 @@ impl<'s> Reader<'s, '_> {
             ));
         }
         self.operands(spec, path, &seen)?;
+        if !spec.requires.is_empty() {
+            let given = self.given.borrow();
+            if !spec.requires.iter().any(|r| given.iter().any(|g| g == r)) {
+                let names: Vec<&str> = spec.requires.iter().map(|r| r.as_ref()).collect();
+                return Err(Refusal::new(
+                    path,
+                    format!("is safe only with {}", names.join(" or ")),
+                ));
+            }
+        }
         Ok(Verdict { spec, help: false })
     }
 
@@ -323,6 +341,7 @@ impl<'s> Reader<'s, '_> {
                 Arity::None => {
                     self.effect(opt, w, &short)?;
                     note(opt, seen);
+                    self.given_all(opt);
                 }
                 Arity::Required | Arity::Pair if !rest.is_empty() => {
                     return self.take(opt, w, &short, Some(rest), args, i, seen);
@@ -351,6 +370,7 @@ impl<'s> Reader<'s, '_> {
     ) -> Result<usize, Refusal> {
         self.effect(opt, word, resolved)?;
         note(opt, seen);
+        self.given_all(opt);
         match opt.arity {
             Arity::None => match attached {
                 Some(_) => Err(Refusal::new(word, format!("{resolved} takes no value"))),
@@ -407,6 +427,12 @@ impl<'s> Reader<'s, '_> {
             }
         }
         self.role(role, w, false)
+    }
+
+    /// Notes that `opt` was given, by every name it has.
+    fn given_all(&self, opt: &Opt<'static>) {
+        let mut given = self.given.borrow_mut();
+        given.extend(opt.names.iter().map(|n| n.to_string()));
     }
 
     fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {
@@ -534,10 +560,13 @@ impl<'s> Reader<'s, '_> {
                     && w.bytes().all(|b| {
                         b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'+' | b'-')
                     });
-                if ok {
-                    Ok(())
-                } else {
+                // (On Windows `type NAME` prints a file: no secret's name.)
+                if !ok {
                     refuse("not a command name".into())
+                } else if let Some(class) = paths::secret_class(&[w]) {
+                    refuse(format!("names a secret ({class})"))
+                } else {
+                    Ok(())
                 }
             }
             Role::SedScript => content::sed_script(w).or_else(refuse),
@@ -816,6 +845,16 @@ options = '''
 '''
 
 [[command]]
+names = ["jc"]
+category = "log-read"
+reason = "reads the journal"
+requires = ["--no-pager"]
+options = '''
+--no-pager
+-n =number
+'''
+
+[[command]]
 names = ["dt"]
 category = "io"
 reason = "prints the date"
@@ -953,6 +992,17 @@ subcommand_help = ["--help"]
         ] {
             assert!(verdict(&s, bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_required_option_must_be_given() {
+        let s = specs();
+        assert_eq!(verdict(&s, "jc --no-pager"), Ok(false));
+        assert_eq!(verdict(&s, "jc -n 5 --no-p"), Ok(false));
+        assert_eq!(
+            verdict(&s, "jc -n 5"),
+            Err("`jc`: is safe only with --no-pager".to_string())
+        );
     }
 
     #[test]

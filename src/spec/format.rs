@@ -106,6 +106,12 @@ pub struct RawSpec {
     /// alone is `git stash push`): then it is not safe.
     #[serde(default)]
     pub requires_subcommand: bool,
+    /// Options one of which must be given for the command to be safe
+    /// (`journalctl` pages through `less`, which runs commands, unless
+    /// `--no-pager`): given anywhere on the command line, before a
+    /// subcommand too.
+    #[serde(default)]
+    pub requires: Vec<String>,
     /// `-5` is a count (`head -5`).
     #[serde(default)]
     pub numeric_option: bool,
@@ -335,6 +341,9 @@ pub struct Spec<'a> {
     pub subcommands: bool,
     /// A subcommand must be named.
     pub requires_subcommand: bool,
+    /// One of these options must be given.
+    #[serde(borrow)]
+    pub requires: Vec<Cow<'a, str>>,
     /// `-5` is a count.
     pub numeric_option: bool,
     /// `+5` is a counting operand.
@@ -641,6 +650,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         after_dashdash,
         subcommands: raw.subcommands,
         requires_subcommand: raw.requires_subcommand,
+        requires: raw.requires.iter().map(|h| Cow::Owned(h.clone())).collect(),
         numeric_option: raw.numeric_option,
         plus_number: raw.plus_number,
         wraps: raw.wraps,
