@@ -233,8 +233,10 @@ impl Classifier {
 /// damaged binary could do that).
 const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
 
-/// The category of a call that only asks for help or a version.
+/// The category of a call that only asks for help.
 pub const HELP_CATEGORY: &str = "help";
+/// The category of a call that only asks for a version.
+pub const VERSION_CATEGORY: &str = "version";
 /// Its reason.
 const HELP_REASON: &str = "prints its help or version and exits";
 
@@ -339,6 +341,8 @@ struct Walk<'c, 's> {
     safe_spec: Option<crate::spec::Verdict<'c>>,
     /// Where the command runs.
     ctx: crate::spec::Context<'c>,
+    /// For a help or version request: which of the two it asks for.
+    help_word: Option<&'static str>,
     invocations: usize,
     /// Buffers reused from one command to the next on this thread.
     scratch: &'s mut Scratch,
@@ -367,6 +371,7 @@ impl<'c, 's> Walk<'c, 's> {
             not_safe: Vec::new(),
             safe_spec: None,
             ctx,
+            help_word: None,
             invocations: 0,
             scratch,
             seen: FxHashSet::default(),
@@ -625,6 +630,13 @@ impl<'c, 's> Walk<'c, 's> {
                     }
                     if self.invocations == 1 && depth == 0 {
                         self.safe_spec = Some(v);
+                        self.help_word = v.help.then(|| words.last().copied()).flatten().map(|w| {
+                            if w.contains("version") || w == "-v" || w == "-V" {
+                                "version"
+                            } else {
+                                "help"
+                            }
+                        });
                     }
                 }
                 Err(refusal) => {
@@ -789,7 +801,15 @@ impl<'c, 's> Walk<'c, 's> {
             }
         } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
             let (category, reason) = if v.help {
-                (Cow::Borrowed(HELP_CATEGORY), Cow::Borrowed(HELP_REASON))
+                let version = self
+                    .help_word
+                    .is_some_and(|w| w.contains("version") || w == "-v" || w == "-V");
+                let category = if version {
+                    VERSION_CATEGORY
+                } else {
+                    HELP_CATEGORY
+                };
+                (Cow::Borrowed(category), Cow::Borrowed(HELP_REASON))
             } else {
                 (v.spec.category.clone(), v.spec.reason.clone())
             };

@@ -892,7 +892,9 @@ mod tests {
                 checks += 1;
             }
         }
-        assert!(checks > 50, "{checks}");
+        // (Destructive entries' post-checks: the safe entries that had
+        // forbid-lists are gone.)
+        assert!(checks > 20, "{checks}");
         // Every group ships (as one table or, if that is too big, in
         // parts), and the index finds each under its own key.
         assert!(index.group_count() > 500, "{}", index.group_count());

@@ -425,6 +425,13 @@ impl<'s> Reader<'s, '_> {
             if let Some(class) = paths::secret_file_class(&parts) {
                 return Err(Refusal::new(w, format!("names a secret ({class})")));
             }
+            // `-o jsonpath-file=PATH`, `templatefile=PATH`: a format that
+            // reads a file names it after `file=`.
+            if let Some(at) = w.find("file=") {
+                let path = &w[at + "file=".len()..];
+                return paths::check(path, self.ctx, false)
+                    .map_err(|why| Refusal::new(w, format!("reads a file: {why}")));
+            }
         }
         self.role(role, w, false)
     }
@@ -933,6 +940,8 @@ subcommand_help = ["--help"]
             ("rd -r x", "with no file named it searches the whole working directory, where secrets such as `.env` live"),
             ("rd x ../a", "`../a`: leaves the working directory through `..`"),
             ("rd -k .env x", "`.env`: names a secret (an environment file)"),
+            ("rd -k jsonpath-file=../x y", "`jsonpath-file=../x`: reads a file: leaves the working directory through `..`"),
+            ("rd -k templatefile=/root/x y", "`templatefile=/root/x`: reads a file: an absolute path, and the working directory is not known to contain it"),
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }

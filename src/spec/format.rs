@@ -612,7 +612,10 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         ));
     }
     if raw.requires_subcommand && !raw.subcommands {
-        return Err(err("requires_subcommand", "only a spec with `subcommands = true` has subcommands"));
+        return Err(err(
+            "requires_subcommand",
+            "only a spec with `subcommands = true` has subcommands",
+        ));
     }
     if !raw.help_subcommands.is_empty() && !raw.subcommands {
         return Err(err(

@@ -37,6 +37,9 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
             Ok(())
         };
     }
+    if path.contains("://") {
+        return Err("a URL, which is fetched from the network".into());
+    }
     if path.starts_with('~') {
         return Err("a path in a home directory, outside the working directory".into());
     }

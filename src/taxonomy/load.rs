@@ -688,7 +688,7 @@ near_misses = ["x list"]
             ),
             (
                 GOOD.replace("[[destructive]]", "[[safe]]"),
-                "field `blast_radius`: a safe entry has no blast radius",
+                "rules/test.toml:3: entry `x-delete`: field `safe`: rule files hold destructive shapes only",
             ),
             (
                 format!("{GOOD}{GOOD}"),
