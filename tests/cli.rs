@@ -345,7 +345,7 @@ fn explain_shows_commands_matches_and_verdict() {
         "tokens: rm -r -f ~/x",
         "destructive: rm-recursive (fs-delete, high) rules/filesystem.toml:15",
         "2. ls   [bytes 19..21]",
-        "safe shape: ls (fs-read)",
+        "explained by spec: ls (fs-read) specs/coreutils.toml:",
         "destructive: `rm-recursive` matched; the worst blast radius wins (high)",
         "not safe: compound shell",
     ] {
@@ -354,5 +354,9 @@ fn explain_shows_commands_matches_and_verdict() {
     let o = toolgate(&["explain", "--format", "json", "git status"], None);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
     assert_eq!(v["label"]["class"], "safe");
-    assert_eq!(v["commands"][0]["safe"][0], "git-status");
+    let spec = v["commands"][0]["safe"][0].as_str().unwrap_or_default();
+    assert!(
+        spec.starts_with("git status (git-read) specs/git.toml:"),
+        "{spec}"
+    );
 }

@@ -73,6 +73,47 @@ const DISAGREEMENTS: &[Disagreement] = &[
         },
         why: "as above: `-p` only selects patch output, which `git diff` prints anyway",
     },
+    Disagreement {
+        peer: "codex",
+        applies: |cmd, expect| {
+            expect == "not_safe"
+                && (cmd.starts_with("git --work-tree") || cmd.starts_with("git --namespace"))
+        },
+        why: "--work-tree only says where the checkout is (the repository, and the config \
+              that could name programs, is still the one found from the working directory, \
+              while -C and --git-dir are refused); --namespace only narrows which refs are seen",
+    },
+    Disagreement {
+        peer: "docker-agent",
+        applies: |cmd, expect| {
+            expect == "eq"
+                && ((cmd.starts_with("rg ") && (cmd.ends_with(" .") || !cmd.contains('/')))
+                    || (cmd.starts_with("grep ") && cmd.contains(" -r") && cmd.ends_with(" .")))
+        },
+        why: "a recursive search of the whole working directory opens `.env` files and keys \
+              (the sandbox oracle saw `grep -r` open them), so toolgate calls only searches of \
+              a named, visible subdirectory safe",
+    },
+    Disagreement {
+        peer: "docker-agent",
+        applies: |cmd, expect| {
+            expect == "eq" && (cmd.starts_with("go env") || cmd.starts_with("go version"))
+        },
+        why: "go switches toolchains before every command: a go.mod that asks for a newer Go \
+              makes `go version` download and run it; and `go env` prints GOPROXY and GOAUTH, \
+              which can carry credentials",
+    },
+    Disagreement {
+        peer: "docker-agent",
+        applies: |cmd, expect| expect == "eq" && cmd.contains("--log-failed"),
+        why: "gh stores the log archive it downloads in its cache directory: a write",
+    },
+    Disagreement {
+        peer: "docker-agent",
+        applies: |cmd, expect| expect == "not_safe" && cmd == "sed -n -e '1p' file",
+        why: "every word is explained by sed's spec: -e supplies a print-only script, and the \
+              file operand passes the path check",
+    },
 ];
 
 fn check(

@@ -583,10 +583,24 @@ impl<'s> Reader<'s, '_> {
 
     fn pathspec(&self, w: &str, tree: bool) -> Result<(), Refusal> {
         if w.bytes().any(|b| matches!(b, b'*' | b'?' | b'[')) {
-            return Err(Refusal::new(
-                w,
-                "a pathspec with a wildcard, which could match a secret",
-            ));
+            // `pkg/*.go`: a wildcard only in the last part, which ends in a
+            // source file's suffix, matches source files only.
+            let (dir, last) = w.rsplit_once('/').unwrap_or(("", w));
+            let wild = |t: &str| t.bytes().any(|b| matches!(b, b'*' | b'?' | b'['));
+            let source = last
+                .rfind('.')
+                .map(|at| &last[at..])
+                .is_some_and(|x| !wild(x) && paths::is_source_suffix(x));
+            if wild(dir) || !source {
+                return Err(Refusal::new(
+                    w,
+                    "a pathspec with a wildcard, which could match a secret",
+                ));
+            }
+            if !dir.is_empty() {
+                return paths::check(dir, self.ctx, tree).map_err(|why| Refusal::new(w, why));
+            }
+            return Ok(());
         }
         if w.starts_with(':') {
             return Err(Refusal::new(
@@ -1061,6 +1075,8 @@ subcommand_help = ["--help"]
         assert_eq!(verdict(&s, "vc -C src log"), Ok(false));
         assert_eq!(verdict(&s, "vc log HEAD:src/a.rs"), Ok(false));
         assert_eq!(verdict(&s, "vc log -- src"), Ok(false));
+        assert_eq!(verdict(&s, "vc log -- src/*.rs"), Ok(false));
+        assert_eq!(verdict(&s, "vc log -- *.go"), Ok(false));
         assert_eq!(verdict(&s, "vc --help"), Ok(true));
         assert_eq!(verdict(&s, "vc push -h"), Ok(true));
         assert_eq!(verdict(&s, "del --help"), Ok(true));
@@ -1072,7 +1088,11 @@ subcommand_help = ["--help"]
             "vc reset -h",
             "vc log HEAD:.env",
             "vc log -- .env",
-            "vc log -- '*.rs'",
+            "vc log -- '*'",
+            "vc log -- '*.env'",
+            "vc log -- '.en?'",
+            "vc log -- '*/x.rs'",
+            "vc log -- '../*.rs'",
             "vc log --onel=x",
             "vc -C .. log",
             "del x",

@@ -184,6 +184,14 @@ pub fn sed_script(script: &str) -> Result<(), String> {
                 ))
             }
         }
+        // A command ends at `;`, a newline, `}` or blanks (sed refuses
+        // `xp`: extra characters after a command).
+        while i < b.len() && matches!(b[i], b' ' | b'\t') {
+            i += 1;
+        }
+        if i < b.len() && cmd != b'{' && !matches!(b[i], b';' | b'\n' | b'}') {
+            return Err("extra characters after a command".into());
+        }
     }
     if depth != 0 {
         return Err("an unclosed `{`".into());

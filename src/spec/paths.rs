@@ -288,6 +288,12 @@ fn secret_class_of(parts: &[&str], by_word: bool) -> Option<&'static str> {
     None
 }
 
+/// Whether `.ext` is the suffix of a source or documentation file, which
+/// a secret never is named with.
+pub fn is_source_suffix(suffix: &str) -> bool {
+    CODE_SUFFIXES.contains(&suffix)
+}
+
 fn is_env_file(name: &str) -> bool {
     name.starts_with(".env")
         || name.ends_with(".env")
