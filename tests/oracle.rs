@@ -49,6 +49,9 @@ fn extra_cases() -> Vec<String> {
     toolgate::spec::embedded_oracle_cases()
 }
 
+/// How many commands of each service reader (aws, kubectl, docker …) run.
+const SERVICE_SAMPLE: usize = 40;
+
 /// At most this many commands run at once: the test machines have two
 /// cores, and strace slows every traced process down.
 const WORKERS: usize = 2;
@@ -76,6 +79,29 @@ fn safe_commands_behave_in_the_sandbox() {
             })
         })
         .collect();
+    // Service readers share one parser per command and each run of some
+    // (aws: a Python start-up) costs a second: the first few of each
+    // command stand for the rest.
+    let mut per_service: std::collections::HashMap<String, usize> = Default::default();
+    let before = jobs.len();
+    let jobs: Vec<Job> = jobs
+        .into_iter()
+        .filter(|j| {
+            if j.service.is_none() {
+                return true;
+            }
+            let word = j
+                .command
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let n = per_service.entry(word).or_default();
+            *n += 1;
+            *n <= SERVICE_SAMPLE
+        })
+        .collect();
+    let sampled_out = before - jobs.len();
     let outcomes = run_all(&sandbox, &jobs);
     let timeouts: Vec<&Outcome> = outcomes.iter().filter(|o| o.timed_out).collect();
     let failures: Vec<&Outcome> = outcomes
@@ -92,9 +118,9 @@ fn safe_commands_behave_in_the_sandbox() {
         ));
     }
     report.push_str(&format!(
-        "oracle: {} candidates, {} labelled safe, {} executed, {} timeouts, {} failures, {secs:.1}s\n",
+        "oracle: {} candidates, {} labelled safe, {} executed ({sampled_out} more service reads not run), {} timeouts, {} failures, {secs:.1}s\n",
         candidates.len(),
-        jobs.len(),
+        jobs.len() + sampled_out,
         outcomes.len(),
         timeouts.len(),
         failures.len(),
