@@ -52,6 +52,8 @@ pub struct Examined {
     /// The service that spec says the command reads through (it connects
     /// there), if any.
     pub service: Option<String>,
+    /// The programs that spec says the command runs as part of itself.
+    pub helpers: Vec<String>,
     /// Where the command stands in the input, for commands written at the
     /// top level: `[start, end)` byte offsets.
     pub span: Option<[usize; 2]>,
@@ -600,6 +602,7 @@ impl<'c, 's> Walk<'c, 's> {
             destructive: Vec::new(),
             safe: Vec::new(),
             service: None,
+            helpers: Vec::new(),
             span: self.span.take(),
         });
         for &h in &hits {
@@ -624,9 +627,8 @@ impl<'c, 's> Walk<'c, 's> {
                 Ok(v) => {
                     if let Some(e) = examined.as_mut() {
                         e.safe.push(spec_id(v.spec, v.help));
-                        if !v.help {
-                            e.service = v.spec.service.as_ref().map(|s| s.to_string());
-                        }
+                        e.service = v.spec.service.as_ref().map(|s| s.to_string());
+                        e.helpers = v.spec.helpers.iter().map(|h| h.to_string()).collect();
                     }
                     if self.invocations == 1 && depth == 0 {
                         self.safe_spec = Some(v);

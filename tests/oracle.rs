@@ -298,6 +298,18 @@ fn programs(classifier: &Classifier, command: &str) -> BTreeSet<String> {
         out.extend(first(&e.canonical));
         out.extend(first(&e.command));
         out.extend(e.wrappers.iter().filter_map(|w| first(w)));
+        // The programs its spec says it runs as part of itself, and the
+        // commands of the wrapper chain its spec walked (`nice --adj 5
+        // uptime` runs uptime, which the older peeler cannot see).
+        out.extend(e.helpers.iter().cloned());
+        if !e.safe.is_empty() {
+            out.extend(
+                command
+                    .split_whitespace()
+                    .filter(|w| classifier.taxonomy().specs.get(w).is_some())
+                    .map(String::from),
+            );
+        }
     }
     out
 }

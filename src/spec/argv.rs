@@ -577,6 +577,7 @@ impl<'s> Reader<'s, '_> {
                 }
             }
             Role::SedScript => content::sed_script(w).or_else(refuse),
+            Role::GitFormat => content::git_format(w).or_else(refuse),
             Role::JqFilter => content::jq_filter(w).or_else(refuse),
         }
     }

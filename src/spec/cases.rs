@@ -24,6 +24,7 @@ fn sample(role: Role) -> &'static str {
         Role::JqFilter => ".",
         Role::Subcommand => "x",
         Role::PlusFormat => "+%F",
+        Role::GitFormat => "%h",
     }
 }
 

@@ -89,7 +89,7 @@ pub fn hunts_credentials(pattern: &str) -> Option<String> {
 
 /// Why a `sed` script is not print-only, if it is not. Allowed: addresses
 /// (`10`, `$`, `/re/`, `1,5`, `0~2`, `addr,+N`), `!`, and the commands `p`,
-/// `P`, `=`, `l`, `q`, `Q`, `d`, `D`, `n`, `N`, `g`, `G`, `h`, `H`, `x`,
+/// `P`, `=`, `l`, `q`, `Q`, `d`, `n`, `N`, `g`, `G`, `h`, `H`, `x`,
 /// `s/…/…/FLAGS` and `y/…/…/` whose flags never write or run (`w`, `e`),
 /// separated by `;` or newlines, in `{…}` blocks. Refused: `w`, `W`, `r`,
 /// `R`, `e`, `s///w`, `s///e`, `F`, labels and branches (a loop could run
@@ -136,8 +136,11 @@ pub fn sed_script(script: &str) -> Result<(), String> {
         };
         i += 1;
         match cmd {
-            b'p' | b'P' | b'=' | b'l' | b'd' | b'D' | b'n' | b'N' | b'g' | b'G' | b'h' | b'H'
-            | b'x' | b'z' => {}
+            b'p' | b'P' | b'=' | b'l' | b'd' | b'n' | b'N' | b'g' | b'G' | b'h' | b'H' | b'x'
+            | b'z' => {}
+            // `D` starts the next cycle without reading a line: `G;D`
+            // loops for ever.
+            b'D' => return Err("the `D` command can loop for ever".into()),
             b'q' | b'Q' => {
                 while i < b.len() && b[i].is_ascii_digit() {
                     i += 1;
@@ -236,11 +239,35 @@ fn address(b: &[u8], mut i: usize) -> Result<usize, String> {
     Ok(i)
 }
 
+/// Why a git `--format`/`--pretty` string is not plain text, if it is not:
+/// `%G…` placeholders and `%(signature…)` verify signatures, which runs gpg.
+pub fn git_format(format: &str) -> Result<(), String> {
+    if format.contains("%G") || format.contains("%(signature") {
+        return Err("a signature placeholder, which runs gpg to verify it".into());
+    }
+    Ok(())
+}
+
 /// Why a `jq` filter is not a plain query, if it is not: it reads the
 /// environment (`env`, `$ENV`) or other files (`import`, `include`,
 /// `modulemeta`, `input_filename` is harmless), or names the program's
 /// arguments (`$__prog_args`).
 pub fn jq_filter(filter: &str) -> Result<(), String> {
+    // jq's lexer lets blanks and `#` comments stand between `$` and `ENV`
+    // (`$ ENV.X`, `$ # c⏎ENV`): read the filter without them.
+    let mut squeezed = String::with_capacity(filter.len());
+    let mut comment = false;
+    for c in filter.chars() {
+        match c {
+            '\n' => comment = false,
+            '#' => comment = true,
+            _ if comment || c.is_whitespace() => {}
+            _ => squeezed.push(c),
+        }
+    }
+    if squeezed.contains("$ENV") || squeezed.contains("$__prog_args") {
+        return Err("`$ENV` prints the environment".into());
+    }
     if filter.contains("$ENV") {
         return Err("`$ENV` prints the environment".into());
     }

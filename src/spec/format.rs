@@ -146,6 +146,11 @@ pub struct RawSpec {
     /// comma- or slash-separated list holding one, is refused.
     #[serde(default)]
     pub secret_operands: Vec<String>,
+    /// Programs the command runs as part of itself, each safe in the way
+    /// it is run (`egrep` is a script that runs `grep -E`, `zcat` one that
+    /// runs `gzip -cd`): the sandbox oracle allows exactly these.
+    #[serde(default)]
+    pub helpers: Vec<String>,
     /// Commands that must be labelled safe by this spec.
     #[serde(default)]
     pub examples: Vec<String>,
@@ -211,6 +216,9 @@ pub enum Role {
     /// An output format that starts with `+` (`date +%F`): any other word
     /// there means something else (`date MMDDhhmm` sets the clock).
     PlusFormat,
+    /// A git `--format`/`--pretty` string: text, but no placeholder that
+    /// verifies a signature (`%G?`, `%(signature)`), which runs gpg.
+    GitFormat,
 }
 
 /// What an option does beyond reading.
@@ -360,6 +368,9 @@ pub struct Spec<'a> {
     /// Operand words that name secret objects.
     #[serde(borrow)]
     pub secret_operands: Vec<Cow<'a, str>>,
+    /// Programs it runs as part of itself.
+    #[serde(borrow)]
+    pub helpers: Vec<Cow<'a, str>>,
 }
 
 /// Why a spec could not be compiled: the field and what to fix.
@@ -400,12 +411,13 @@ pub fn role_of(name: &str) -> Option<Role> {
         "subcommand" => Role::Subcommand,
         "pathspec" => Role::Pathspec,
         "plus-format" => Role::PlusFormat,
+        "git-format" => Role::GitFormat,
         _ => return None,
     })
 }
 
 /// The roles a spec may name, for error messages.
-pub const ROLES: &str = "text, number, pattern, file, dir, rev, rev-or-path, pathspec, plus-format, command-name, sed-script, jq-filter, subcommand";
+pub const ROLES: &str = "text, number, pattern, file, dir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
 
 fn effect_of(name: &str) -> Option<Effect> {
     Some(match name {
@@ -660,6 +672,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         recursive: raw.recursive,
         service: raw.service.as_ref().map(|s| Cow::Owned(s.clone())),
         parameters: raw.parameters,
+        helpers: raw.helpers.iter().map(|h| Cow::Owned(h.clone())).collect(),
         secret_operands: raw
             .secret_operands
             .iter()

@@ -134,6 +134,12 @@ const SECRET_DIRS: &[&str] = &[
     ".claude",
     ".codex",
     ".gemini",
+    ".envs",
+    ".password-store",
+    ".m2",
+    ".bundle",
+    ".gradle",
+    "rclone",
 ];
 
 /// Secret file names, exact (lowercase).
@@ -168,6 +174,21 @@ const SECRET_NAMES: &[&str] = &[
     ".viminfo",
     "secring.gpg",
     "keychain-db",
+    ".dev.vars",
+    ".flaskenv",
+    "dotenv",
+    ".authinfo",
+    ".authinfo.gpg",
+    "htpasswd",
+    ".vault_pass",
+    ".vault-password",
+    "local.settings.json",
+    "key.json",
+    "logins.json",
+    "key4.db",
+    "key3.db",
+    "wallet.dat",
+    ".histfile",
 ];
 
 /// Suffixes of secret files (lowercase): keys, keystores, state that holds
@@ -191,6 +212,11 @@ const SECRET_SUFFIXES: &[&str] = &[
     ".tfvars.json",
     "_history",
     "-history",
+    ".keytab",
+    "_key",
+    "-key",
+    "-key.json",
+    "_key.json",
 ];
 
 /// Words that make a data file's name a secret's, at word boundaries.
@@ -250,7 +276,15 @@ pub fn secret_file_class(parts: &[&str]) -> Option<&'static str> {
 fn secret_class_of(parts: &[&str], by_word: bool) -> Option<&'static str> {
     for (i, part) in parts.iter().enumerate() {
         let lower = part.to_ascii_lowercase();
+        // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
+        let lower = strip_backup(&lower).to_string();
         let last = i + 1 == parts.len();
+        if last && lower == "config" && i > 0 && parts[i - 1] == ".git" {
+            return Some("git's config, whose remote URLs and headers can hold tokens");
+        }
+        if last && lower == "hosts.yml" && i > 0 && parts[i - 1] == "gh" {
+            return Some("the GitHub CLI's token store");
+        }
         if SECRET_DIRS.contains(&lower.as_str()) && !last {
             return Some("a credentials directory");
         }
@@ -292,6 +326,19 @@ fn secret_class_of(parts: &[&str], by_word: bool) -> Option<&'static str> {
 /// a secret never is named with.
 pub fn is_source_suffix(suffix: &str) -> bool {
     CODE_SUFFIXES.contains(&suffix)
+}
+
+/// A name without the suffixes editors and people give backups.
+fn strip_backup(name: &str) -> &str {
+    const BACKUPS: &[&str] = &[".bak", ".orig", ".old", ".save", ".backup", ".swp", "~"];
+    let mut name = name;
+    while let Some(b) = BACKUPS
+        .iter()
+        .find(|b| name.len() > b.len() && name.ends_with(*b))
+    {
+        name = &name[..name.len() - b.len()];
+    }
+    name
 }
 
 fn is_env_file(name: &str) -> bool {
