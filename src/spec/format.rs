@@ -636,49 +636,42 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         ));
     }
     Ok(Spec {
-        names: raw.names.iter().map(|n| Cow::Owned(n.clone())).collect(),
+        names: owned(&raw.names),
         file: Cow::Owned(file.to_string()),
         line,
         category: Cow::Owned(raw.category.clone()),
         reason: Cow::Owned(raw.reason.clone()),
         syntax,
-        help: raw.help.iter().map(|h| Cow::Owned(h.clone())).collect(),
+        help: owned(&raw.help),
         help_only: raw.help_only,
-        help_subcommands: raw
-            .help_subcommands
-            .iter()
-            .map(|h| Cow::Owned(h.clone()))
-            .collect(),
-        subcommand_help: raw
-            .subcommand_help
-            .iter()
-            .map(|h| Cow::Owned(h.clone()))
-            .collect(),
-        operators: raw
-            .operators
-            .iter()
-            .map(|h| Cow::Owned(h.clone()))
-            .collect(),
-        docs: raw.docs.iter().map(|h| Cow::Owned(h.clone())).collect(),
+        help_subcommands: owned(&raw.help_subcommands),
+        subcommand_help: owned(&raw.subcommand_help),
+        operators: owned(&raw.operators),
+        docs: owned(&raw.docs),
         options,
         operands,
         after_dashdash,
         subcommands: raw.subcommands,
         requires_subcommand: raw.requires_subcommand,
-        requires: raw.requires.iter().map(|h| Cow::Owned(h.clone())).collect(),
+        requires: owned(&raw.requires),
         numeric_option: raw.numeric_option,
         plus_number: raw.plus_number,
         wraps: raw.wraps,
         recursive: raw.recursive,
         service: raw.service.as_ref().map(|s| Cow::Owned(s.clone())),
         parameters: raw.parameters,
-        helpers: raw.helpers.iter().map(|h| Cow::Owned(h.clone())).collect(),
+        helpers: owned(&raw.helpers),
         secret_operands: raw
             .secret_operands
             .iter()
             .map(|h| Cow::Owned(h.to_ascii_lowercase()))
             .collect(),
     })
+}
+
+/// Words as written, owned by a compiled spec.
+fn owned(words: &[String]) -> Vec<Cow<'static, str>> {
+    words.iter().map(|w| Cow::Owned(w.clone())).collect()
 }
 
 /// The line of each `[[command]]` table of a file, in order.
