@@ -561,9 +561,10 @@ impl<'c, 's> Walk<'c, 's> {
         // (Asked only when the last word could be a help word at all.)
         let help = inv.plain_name
             && inv.args.len() <= 3
-            && inv.args.last().is_some_and(|w| {
-                w.text.starts_with('-') || w.text == "help" || w.text == "version"
-            })
+            && inv
+                .args
+                .last()
+                .is_some_and(|w| crate::spec::could_be_help(&w.text))
             && {
                 let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
                 crate::spec::help_form(&tax.specs, &inv.name, &args)
@@ -621,6 +622,26 @@ impl<'c, 's> Walk<'c, 's> {
             && broken.is_empty();
         // Safe comes from the command's spec alone, read from the words as
         // written (wrappers included: a wrapper has a spec or is not safe).
+        // Most commands have no spec at all: that is settled by one lookup,
+        // with no reason built unless it is kept.
+        let written = written.filter(|words| {
+            let Some(first) = words.first() else {
+                return false;
+            };
+            let (name, _) = normalize::command_name(first);
+            if tax.specs.get(&name).is_some() {
+                return true;
+            }
+            if self.invocations == 1 && depth == 0 {
+                self.refuse_safe_with(|| {
+                    format!(
+                        "`{}`: no spec says what `{name}` does with its arguments",
+                        first.text
+                    )
+                });
+            }
+            false
+        });
         if let (Some(words), true) = (written, self.explain || may_be_safe) {
             let words: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
             match crate::spec::check(&tax.specs, &words, &self.ctx) {

@@ -108,7 +108,7 @@ struct Reader<'s, 'c> {
     ctx: &'c Context<'c>,
     /// Every option given so far, by the name it resolved to, across
     /// subcommands (for `requires`).
-    given: std::cell::RefCell<Vec<String>>,
+    given: std::cell::RefCell<Vec<&'s str>>,
 }
 
 /// What the options read so far have said.
@@ -360,7 +360,7 @@ impl<'s> Reader<'s, '_> {
     #[allow(clippy::too_many_arguments)]
     fn take(
         &self,
-        opt: &Opt<'static>,
+        opt: &'s Opt<'static>,
         word: &str,
         resolved: &str,
         attached: Option<&str>,
@@ -427,7 +427,7 @@ impl<'s> Reader<'s, '_> {
             }
             // `-o jsonpath-file=PATH`, `templatefile=PATH`: a format that
             // reads a file names it after `file=`.
-            if let Some(at) = w.find("file=") {
+            if let Some(at) = content::has(w, "file=").then(|| w.find("file=")).flatten() {
                 let path = &w[at + "file=".len()..];
                 return paths::check(path, self.ctx, false)
                     .map_err(|why| Refusal::new(w, format!("reads a file: {why}")));
@@ -437,9 +437,9 @@ impl<'s> Reader<'s, '_> {
     }
 
     /// Notes that `opt` was given, by every name it has.
-    fn given_all(&self, opt: &Opt<'static>) {
+    fn given_all(&self, opt: &'s Opt<'static>) {
         let mut given = self.given.borrow_mut();
-        given.extend(opt.names.iter().map(|n| n.to_string()));
+        given.extend(opt.names.iter().map(|n| n.as_ref()));
     }
 
     fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {

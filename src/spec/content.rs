@@ -61,11 +61,14 @@ const SECRET_KEYS: &[&str] = &[
 /// merely names a secret-sounding word (`password_hash`, `secrets`) is a
 /// plain search.
 pub fn hunts_credentials(pattern: &str) -> Option<String> {
-    if let Some(f) = CREDENTIAL_FORMATS.iter().find(|f| pattern.contains(*f)) {
+    if let Some(f) = CREDENTIAL_FORMATS.iter().find(|f| has(pattern, f)) {
         return Some(format!("the pattern looks for credentials (`{f}`)"));
     }
     let lower = pattern.to_ascii_lowercase();
     for key in SECRET_KEYS {
+        if !has(&lower, key) {
+            continue;
+        }
         let mut from = 0;
         while let Some(at) = lower[from..].find(key) {
             let end = from + at + key.len();
@@ -85,6 +88,19 @@ pub fn hunts_credentials(pattern: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// `hay.contains(needle)` for the short words here: a plain scan, where
+/// `str::contains` would first build a searcher for every needle.
+pub(crate) fn has(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    match n.first() {
+        None => true,
+        Some(&first) => {
+            h.len() >= n.len()
+                && (0..=h.len() - n.len()).any(|i| h[i] == first && &h[i..i + n.len()] == n)
+        }
+    }
 }
 
 /// Why a `sed` script is not print-only, if it is not. Allowed: addresses

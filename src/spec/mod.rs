@@ -31,6 +31,16 @@ pub use paths::Context;
 use crate::error::TaxonomyError;
 use format::PackedSpecs;
 
+/// Whether a word could be a help or version form of some spec (`--help`,
+/// `-h`, `-V`, `version`, …): only then is a help request looked for.
+pub fn could_be_help(word: &str) -> bool {
+    let bare = word.trim_start_matches('-');
+    matches!(
+        bare,
+        "h" | "help" | "v" | "V" | "version" | "?" | "usage" | "help-all"
+    ) || (bare.len() < word.len() && (bare.starts_with("help") || bare.starts_with("vers")))
+}
+
 /// The folder of spec files under the taxonomy root.
 pub const SPECS_DIR: &str = "specs/";
 
@@ -49,6 +59,9 @@ enum Store {
     Packed {
         packed: PackedSpecs<'static>,
         decoded: Vec<OnceLock<Option<Spec<'static>>>>,
+        /// Where the names starting with each byte begin in the sorted
+        /// index (entry 256 is its end): a lookup searches only those.
+        starts: Box<[u32; 257]>,
     },
     /// Loaded from files.
     Owned {
@@ -67,8 +80,22 @@ impl Specs {
                 message: format!("they do not decode: {e}"),
             })?;
         let decoded = (0..packed.specs.len()).map(|_| OnceLock::new()).collect();
+        let mut starts = Box::new([0u32; 257]);
+        let mut at = 0usize;
+        for byte in 0..=256usize {
+            while at < packed.names.len()
+                && usize::from(packed.names[at].0.as_bytes().first().copied().unwrap_or(0)) < byte
+            {
+                at += 1;
+            }
+            starts[byte] = u32::try_from(at).unwrap_or(u32::MAX);
+        }
         Ok(Specs {
-            store: Store::Packed { packed, decoded },
+            store: Store::Packed {
+                packed,
+                decoded,
+                starts,
+            },
         })
     }
 
@@ -124,12 +151,16 @@ impl Specs {
         match &self.store {
             Store::Empty => None,
             Store::Owned { specs, names } => names.get(path).map(|&i| &specs[i]),
-            Store::Packed { packed, decoded } => {
-                let at = packed
-                    .names
-                    .binary_search_by(|(n, _)| (*n).cmp(path))
-                    .ok()?;
-                let i = packed.names[at].1 as usize;
+            Store::Packed {
+                packed,
+                decoded,
+                starts,
+            } => {
+                let first = usize::from(*path.as_bytes().first()?);
+                let (from, to) = (starts[first] as usize, starts[first + 1] as usize);
+                let names = packed.names.get(from..to)?;
+                let at = names.binary_search_by(|(n, _)| (*n).cmp(path)).ok()?;
+                let i = names[at].1 as usize;
                 let bytes = *packed.specs.get(i)?;
                 decoded
                     .get(i)?

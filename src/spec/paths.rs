@@ -37,7 +37,7 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
             Ok(())
         };
     }
-    if path.contains("://") {
+    if super::content::has(path, "://") {
         return Err("a URL, which is fetched from the network".into());
     }
     if path.starts_with('~') {
@@ -344,8 +344,8 @@ fn strip_backup(name: &str) -> &str {
 fn is_env_file(name: &str) -> bool {
     name.starts_with(".env")
         || name.ends_with(".env")
-        || name.contains(".env.")
-        || name.contains(".env~")
+        || super::content::has(name, ".env.")
+        || super::content::has(name, ".env~")
         || name == "env"
         || name.starts_with("env.")
 }
@@ -358,6 +358,9 @@ fn is_key_name(name: &str) -> bool {
 fn has_secret_word(name: &str) -> bool {
     let b = name.as_bytes();
     SECRET_WORDS.iter().any(|w| {
+        if !super::content::has(name, w) {
+            return false;
+        }
         let mut from = 0;
         while let Some(at) = name[from..].find(w) {
             let start = from + at;
