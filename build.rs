@@ -462,7 +462,7 @@ fn write_specs(root: &Path) {
     names.sort();
     names.dedup_by(|a, b| a.0 == b.0);
     let packed = spec_format::PackedSpecs {
-        names: names.iter().map(|(n, i)| (n.as_str(), *i)).collect(),
+        names: names.iter().map(|(n, i)| (n.as_bytes(), *i)).collect(),
         specs: specs.iter().map(Vec::as_slice).collect(),
         files: count,
     };

@@ -688,9 +688,10 @@ pub fn table_lines(text: &str) -> Vec<u32> {
 /// process decodes only the specs it uses.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct PackedSpecs<'a> {
-    /// `(name, spec index)`, sorted by name.
+    /// `(name, spec index)`, sorted by name. Bytes, not text: a process
+    /// reads every name of the index, and they were checked when built.
     #[serde(borrow)]
-    pub names: Vec<(&'a str, u32)>,
+    pub names: Vec<(&'a [u8], u32)>,
     /// Each spec in postcard form.
     #[serde(borrow)]
     pub specs: Vec<&'a [u8]>,

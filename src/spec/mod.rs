@@ -84,7 +84,7 @@ impl Specs {
         let mut at = 0usize;
         for byte in 0..=256usize {
             while at < packed.names.len()
-                && usize::from(packed.names[at].0.as_bytes().first().copied().unwrap_or(0)) < byte
+                && usize::from(packed.names[at].0.first().copied().unwrap_or(0)) < byte
             {
                 at += 1;
             }
@@ -159,7 +159,9 @@ impl Specs {
                 let first = usize::from(*path.as_bytes().first()?);
                 let (from, to) = (starts[first] as usize, starts[first + 1] as usize);
                 let names = packed.names.get(from..to)?;
-                let at = names.binary_search_by(|(n, _)| (*n).cmp(path)).ok()?;
+                let at = names
+                    .binary_search_by(|(n, _)| (*n).cmp(path.as_bytes()))
+                    .ok()?;
                 let i = names[at].1 as usize;
                 let bytes = *packed.specs.get(i)?;
                 decoded
@@ -184,7 +186,7 @@ impl Specs {
             Store::Packed { packed, .. } => packed
                 .names
                 .iter()
-                .map(|(n, _)| Cow::Borrowed(*n))
+                .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(Cow::Borrowed))
                 .collect(),
         };
         out.sort();
