@@ -242,10 +242,20 @@ pub const VERSION_CATEGORY: &str = "version";
 /// Its reason.
 const HELP_REASON: &str = "prints its help or version and exits";
 
-/// How `explain` names the spec that explained a command.
-fn spec_id(spec: &crate::spec::Spec<'static>, help: bool) -> String {
+/// The category of a help request by its last word: `--version`, `-V`,
+/// `-v` and `version` ask for a version.
+fn help_category(word: Option<&str>) -> &'static str {
+    match word {
+        Some(w) if w.contains("version") || w == "-v" || w == "-V" => VERSION_CATEGORY,
+        _ => HELP_CATEGORY,
+    }
+}
+
+/// How `explain` names the spec that explained a command (with the help
+/// request's category, for one).
+fn spec_id(spec: &crate::spec::Spec<'static>, help: Option<&str>) -> String {
     let name = spec.names.first().map_or("", |n| n.as_ref());
-    let category = if help { HELP_CATEGORY } else { &spec.category };
+    let category = help.unwrap_or(&spec.category);
     format!("{name} ({category}) {}:{}", spec.file, spec.line)
 }
 
@@ -343,8 +353,9 @@ struct Walk<'c, 's> {
     safe_spec: Option<crate::spec::Verdict<'c>>,
     /// Where the command runs.
     ctx: crate::spec::Context<'c>,
-    /// For a help or version request: which of the two it asks for.
-    help_word: Option<&'static str>,
+    /// For a help or version request: its category, which of the two it
+    /// asks for.
+    help_category: Option<&'static str>,
     invocations: usize,
     /// Buffers reused from one command to the next on this thread.
     scratch: &'s mut Scratch,
@@ -373,7 +384,7 @@ impl<'c, 's> Walk<'c, 's> {
             not_safe: Vec::new(),
             safe_spec: None,
             ctx,
-            help_word: None,
+            help_category: None,
             invocations: 0,
             scratch,
             seen: FxHashSet::default(),
@@ -623,16 +634,13 @@ impl<'c, 's> Walk<'c, 's> {
         // Safe comes from the command's spec alone, read from the words as
         // written (wrappers included: a wrapper has a spec or is not safe).
         // Most commands have no spec at all: that is settled by one lookup,
-        // with no reason built unless it is kept.
-        let written = written.filter(|words| {
-            let Some(first) = words.first() else {
-                return false;
-            };
-            let (name, _) = normalize::command_name(first);
-            if tax.specs.get(&name).is_some() {
-                return true;
-            }
-            if self.invocations == 1 && depth == 0 {
+        // with no reason built unless it is kept; the spec found is the one
+        // the words are read against.
+        let top = self.invocations == 1 && depth == 0;
+        if let Some(first) = written.and_then(|words| words.first()) {
+            let (name, plain) = normalize::command_name(first);
+            let spec = tax.specs.get(&name);
+            if spec.is_none() && top {
                 self.refuse_safe_with(|| {
                     format!(
                         "`{}`: no spec says what `{name}` does with its arguments",
@@ -640,32 +648,30 @@ impl<'c, 's> Walk<'c, 's> {
                     )
                 });
             }
-            false
-        });
-        if let (Some(words), true) = (written, self.explain || may_be_safe) {
-            let words: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
-            match crate::spec::check(&tax.specs, &words, &self.ctx) {
-                Ok(v) => {
-                    if let Some(e) = examined.as_mut() {
-                        e.safe.push(spec_id(v.spec, v.help));
-                        e.service = v.spec.service.as_ref().map(|s| s.to_string());
-                        e.helpers = v.spec.helpers.iter().map(|h| h.to_string()).collect();
+            if let (Some(spec), Some(words), true) = (spec, written, self.explain || may_be_safe) {
+                let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+                // (A word that is not a plain name, `./ls`, is refused by
+                // the full check, with its reason.)
+                let verdict = if plain {
+                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &self.ctx)
+                } else {
+                    crate::spec::check(&tax.specs, &texts, &self.ctx)
+                };
+                match verdict {
+                    Ok(v) => {
+                        let category = v.help.then(|| help_category(texts.last().copied()));
+                        if let Some(e) = examined.as_mut() {
+                            e.safe.push(spec_id(v.spec, category));
+                            e.service = v.spec.service.as_ref().map(|s| s.to_string());
+                            e.helpers = v.spec.helpers.iter().map(|h| h.to_string()).collect();
+                        }
+                        if top {
+                            self.safe_spec = Some(v);
+                            self.help_category = category;
+                        }
                     }
-                    if self.invocations == 1 && depth == 0 {
-                        self.safe_spec = Some(v);
-                        self.help_word = v.help.then(|| words.last().copied()).flatten().map(|w| {
-                            if w.contains("version") || w == "-v" || w == "-V" {
-                                "version"
-                            } else {
-                                "help"
-                            }
-                        });
-                    }
-                }
-                Err(refusal) => {
-                    if self.invocations == 1 && depth == 0 {
-                        self.refuse_safe_with(|| refusal.to_string());
-                    }
+                    Err(refusal) if top => self.refuse_safe_with(|| refusal.to_string()),
+                    Err(_) => {}
                 }
             }
         }
@@ -823,15 +829,7 @@ impl<'c, 's> Walk<'c, 's> {
                 },
             }
         } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
-            let (category, reason) = if v.help {
-                let version = self
-                    .help_word
-                    .is_some_and(|w| w.contains("version") || w == "-v" || w == "-V");
-                let category = if version {
-                    VERSION_CATEGORY
-                } else {
-                    HELP_CATEGORY
-                };
+            let (category, reason) = if let Some(category) = self.help_category {
                 (Cow::Borrowed(category), Cow::Borrowed(HELP_REASON))
             } else {
                 (v.spec.category.clone(), v.spec.reason.clone())

@@ -61,12 +61,20 @@ impl fmt::Display for Refusal {
 /// Checks a simple command's words (command word first, all literal)
 /// against the specs.
 pub fn check<'s>(specs: &'s Specs, words: &[&str], ctx: &Context) -> Result<Verdict<'s>, Refusal> {
-    Reader {
-        specs,
-        ctx,
-        given: std::cell::RefCell::new(Vec::new()),
-    }
-    .command(words, 0)
+    Reader::new(specs, ctx).command(words, 0)
+}
+
+/// [`check`] for a command whose plain name (`name`, from its command word)
+/// the caller has already looked up: `spec` is its spec, `args` the words
+/// after the command word.
+pub fn check_args<'s>(
+    specs: &'s Specs,
+    spec: &'s Spec<'static>,
+    name: &str,
+    args: &[&str],
+    ctx: &Context,
+) -> Result<Verdict<'s>, Refusal> {
+    Reader::new(specs, ctx).spec(spec, name, args, 0)
 }
 
 /// Whether `name args…` only asks for help or a version, as its spec says
@@ -128,7 +136,15 @@ struct Seen<'w> {
     dashdash: bool,
 }
 
-impl<'s> Reader<'s, '_> {
+impl<'s, 'c> Reader<'s, 'c> {
+    fn new(specs: &'s Specs, ctx: &'c Context<'c>) -> Reader<'s, 'c> {
+        Reader {
+            specs,
+            ctx,
+            given: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
     fn command(&self, words: &[&str], depth: usize) -> Result<Verdict<'s>, Refusal> {
         let Some((&first, args)) = words.split_first() else {
             return Err(Refusal::new("", "no command"));
