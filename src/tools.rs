@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::classify::Classifier;
+use crate::classify::{Classifier, Context};
 use crate::label::{BlastRadius, Class, Label, Origin};
 
 /// Tool names treated as the shell tool unless configured otherwise.
@@ -96,9 +96,14 @@ impl<'c> ToolLabeler<'c> {
 
     /// Labels one call.
     pub fn label(&self, tool: &str, args: &Value, hints: Hints) -> Label {
+        self.label_in(tool, args, hints, &Context::default())
+    }
+
+    /// Labels one call made in a known place.
+    pub fn label_in(&self, tool: &str, args: &Value, hints: Hints, ctx: &Context<'_>) -> Label {
         if self.is_shell_tool(tool) {
             match shell_command_arg(args) {
-                Some(cmd) => self.classifier.classify(cmd),
+                Some(cmd) => self.classifier.classify_in(cmd, ctx),
                 None => Label {
                     blast_radius: None,
                     ..Label::unknown("the shell call has no command")

@@ -396,3 +396,33 @@ fn profile_decides_instead_of_the_mode() {
     ));
     assert_eq!(d, "ask");
 }
+
+#[test]
+fn each_clients_cwd_puts_absolute_paths_inside_the_project() {
+    // Every payload here says `cwd` is `/p`.
+    let inside = "cat /p/src/main.rs";
+    let climbs = "cat /p/../etc/passwd";
+    let elsewhere = "cat /q/src/main.rs";
+    for (name, payload, allow) in [
+        ("claude", claude_payload as fn(&str) -> Vec<u8>, "allow"),
+        ("codex", codex_payload, "allow"),
+    ] {
+        let decide =
+            |cmd: &str| claude_decision(&hook(&["--mode", "balanced"], &payload(cmd), &[])).0;
+        assert_eq!(decide(inside), allow, "{name}");
+        assert_ne!(decide(climbs), "allow", "{name}");
+        assert_ne!(decide(elsewhere), "allow", "{name}");
+    }
+    let gemini = |cmd: &str| json_out(&hook(&["--mode", "balanced"], &gemini_payload(cmd), &[]));
+    assert_eq!(gemini(inside)["decision"], "allow");
+    assert_eq!(gemini(climbs)["decision"], "ask");
+    // A relative `cwd` says nothing about where absolute paths are.
+    let mut relative: Value = serde_json::from_slice(&claude_payload(inside)).unwrap_or_default();
+    relative["cwd"] = json!("p");
+    let o = hook(
+        &["--mode", "balanced"],
+        relative.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(claude_decision(&o).0, "ask");
+}

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::mode::{Decision, Mode, ModeChoice};
 use super::rules::Rules;
-use crate::classify::Classifier;
+use crate::classify::{Classifier, Context};
 use crate::label::Label;
 use crate::profile::{
     action_class_map, action_profile, automation_profile, custom_profile, threshold_map,
@@ -134,7 +134,32 @@ impl<'c> Gate<'c> {
 
     /// Decides one call. `hints` overrides the configured hints for the tool.
     pub fn decide(&self, tool: &str, args: &Value, hints: Option<Hints>) -> Verdict {
-        self.decide_with_confidence(tool, args, hints, None)
+        self.decide_full(tool, args, hints, None, &Context::default())
+    }
+
+    /// Decides one call made in a known place (the hook payload's `cwd`):
+    /// an absolute path below the working directory is then inside it.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolgate::gate::{Decision, Gate, GateConfig};
+    /// use toolgate::Context;
+    /// let classifier = toolgate::Classifier::embedded()?;
+    /// let gate = Gate::new(classifier, GateConfig { mode: Some("balanced".into()), ..GateConfig::default() });
+    /// let call = json!({"command": "cat /app/src/main.rs"});
+    /// let here = Context { cwd: Some("/app") };
+    /// assert_eq!(gate.decide_in("Bash", &call, None, &here).decision, Decision::Allow);
+    /// assert_eq!(gate.decide("Bash", &call, None).decision, Decision::Ask);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn decide_in(
+        &self,
+        tool: &str,
+        args: &Value,
+        hints: Option<Hints>,
+        ctx: &Context<'_>,
+    ) -> Verdict {
+        self.decide_full(tool, args, hints, None, ctx)
     }
 
     /// Decides one call, with the caller's confidence in it (used by
@@ -146,10 +171,21 @@ impl<'c> Gate<'c> {
         hints: Option<Hints>,
         confidence: Option<f64>,
     ) -> Verdict {
+        self.decide_full(tool, args, hints, confidence, &Context::default())
+    }
+
+    fn decide_full(
+        &self,
+        tool: &str,
+        args: &Value,
+        hints: Option<Hints>,
+        confidence: Option<f64>,
+        ctx: &Context<'_>,
+    ) -> Verdict {
         let hints = hints
             .or_else(|| self.hints.get(tool).copied())
             .unwrap_or_default();
-        let label = self.labeler.label(tool, args, hints);
+        let label = self.labeler.label_in(tool, args, hints, ctx);
         let shell = self.is_shell_tool(tool);
         if let Some(rule) = self.rules.deny.iter().find(|r| r.denies(tool, args, shell)) {
             return Verdict {

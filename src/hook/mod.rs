@@ -195,7 +195,10 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
     if gate.is_shell_tool(&request.tool_name) && shell_command_arg(&request.tool_input).is_none() {
         return fail_closed(Some(protocol), "the shell call has no command", opts);
     }
-    let verdict = gate.decide(&request.tool_name, &request.tool_input, None);
+    let ctx = crate::Context {
+        cwd: request.cwd.as_deref(),
+    };
+    let verdict = gate.decide_in(&request.tool_name, &request.tool_input, None, &ctx);
     render(
         protocol,
         verdict.decision,

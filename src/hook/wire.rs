@@ -24,6 +24,10 @@ pub struct Request {
     pub tool_input: Value,
     /// The payload's `hook_event_name`, echoed in answers that carry one.
     pub event: Option<String>,
+    /// The working directory the call runs in (the payload's `cwd`), when
+    /// it is an absolute path: the classifier then knows which absolute
+    /// paths are inside it.
+    pub cwd: Option<String>,
 }
 
 /// Reads a payload; the error is a reason for a fail-closed answer.
@@ -46,10 +50,16 @@ pub fn parse_request(payload: &Value) -> Result<Request, String> {
         .get("hook_event_name")
         .and_then(Value::as_str)
         .map(String::from);
+    let cwd = obj
+        .get("cwd")
+        .and_then(Value::as_str)
+        .filter(|c| c.starts_with('/'))
+        .map(String::from);
     Ok(Request {
         tool_name,
         tool_input,
         event,
+        cwd,
     })
 }
 
