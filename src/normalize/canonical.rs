@@ -143,6 +143,10 @@ impl<'t, 'n> Specs<'t, 'n> {
     fn long_single_dash(&self) -> bool {
         self.specs().any(|s| s.long_single_dash)
     }
+
+    fn pattern_operand(&self) -> bool {
+        self.specs().any(|s| s.pattern_operand)
+    }
 }
 
 /// A value that starts with a dash is kept as its own token: programs
@@ -150,6 +154,28 @@ impl<'t, 'n> Specs<'t, 'n> {
 /// cautious reading is the one where it is an option.
 fn looks_like_option(word: &str) -> bool {
     word.len() > 1 && word.starts_with('-') && !word[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether an argument may give a search tool its pattern: `-e`,
+/// `--regexp`, `-f`, `--file` (abbreviated or with a value), or a short
+/// bundle holding `e` or `f`. Over-reading is the cautious side: every
+/// operand then stays a file.
+fn may_give_pattern(word: &str) -> bool {
+    if let Some(long) = word.strip_prefix("--") {
+        let name = long.split('=').next().unwrap_or("");
+        // `rg --files` and `--type-list` take no pattern at all.
+        if name == "files" || name == "type-list" {
+            return true;
+        }
+        return !name.is_empty()
+            && (("regexp".starts_with(name) && name.len() >= 2)
+                || ("file".starts_with(name) && name.len() >= 2));
+    }
+    word.strip_prefix('-').is_some_and(|body| {
+        body.bytes()
+            .take_while(u8::is_ascii_alphabetic)
+            .any(|b| b == b'e' || b == b'f')
+    })
 }
 
 /// Builds the canonical form of an invocation.
@@ -223,10 +249,19 @@ pub fn canonical_with(
             .is_some_and(|c| c.is_ascii_uppercase());
     let mut after_dashdash = false;
     let args = &inv.args;
+    // grep's first operand is its pattern unless an option gives one.
+    let mut pattern_pending =
+        specs.pattern_operand() && !args.iter().any(|w| may_give_pattern(&w.text));
     let mut i = 0;
     while i < args.len() {
         let t = args[i].text.as_str();
         i += 1;
+        let positional = after_dashdash || t.len() < 2 || !t.starts_with('-');
+        if pattern_pending && positional && t != "--" {
+            pattern_pending = false;
+            push_value(&mut out, "-e", t);
+            continue;
+        }
         if after_dashdash {
             if t.starts_with('-') {
                 out.push_str("./");
@@ -341,6 +376,7 @@ mod tests {
             CommandSpec {
                 value_flags: ["-C".into(), "-c".into()].into_iter().collect(),
                 long_single_dash: false,
+                pattern_operand: false,
                 ignore_flags: ["--no-pager".into()].into_iter().collect(),
                 alias: None,
             },
@@ -350,6 +386,7 @@ mod tests {
             CommandSpec {
                 value_flags: ["-name".into()].into_iter().collect(),
                 long_single_dash: true,
+                pattern_operand: false,
                 ignore_flags: Default::default(),
                 alias: None,
             },

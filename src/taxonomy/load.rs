@@ -401,6 +401,7 @@ fn load_commands<'a>(
             CommandSpec {
                 value_flags: set(spec.value_flags),
                 long_single_dash: spec.long_single_dash,
+                pattern_operand: spec.pattern_operand,
                 ignore_flags: set(spec.ignore_flags),
                 alias: spec
                     .alias

@@ -154,6 +154,9 @@ pub struct CommandSpec {
     pub value_flags: Flags,
     /// Options are whole words (`-Recurse`), not letter bundles.
     pub long_single_dash: bool,
+    /// The first operand is a search pattern (grep's), not a file, unless
+    /// an option gives the pattern (see [`RawCommandSpec`]).
+    pub pattern_operand: bool,
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
     pub ignore_flags: Flags,

@@ -135,6 +135,13 @@ pub struct RawCommandSpec {
     /// single letters.
     #[serde(default)]
     pub long_single_dash: bool,
+    /// The first operand is a search pattern, not a file (grep, rg): it is
+    /// matched as the value of `-e`, so that a pattern such as `token` is
+    /// not read as a file named so. When an option may already give the
+    /// pattern (`-e`, `--regexp`, `-f`, `--file`, or a bundle holding `e`
+    /// or `f`), every operand stays a file.
+    #[serde(default)]
+    pub pattern_operand: bool,
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
     #[serde(default)]
@@ -409,7 +416,7 @@ impl Packer {
                 path.1,
                 value.0,
                 value.1,
-                u32::from(spec.long_single_dash),
+                u32::from(spec.long_single_dash) | u32::from(spec.pattern_operand) << 1,
                 ignore.0,
                 ignore.1,
                 alias.0,
@@ -559,7 +566,8 @@ impl<'a> Bundle<'a> {
             command: all(records(packed.command, COMMAND_WORDS)?.map(|r| {
                 let spec = SpecView {
                     value_flags: list(&r, 2)?,
-                    long_single_dash: r.word(4)? != 0,
+                    long_single_dash: r.word(4)? & 1 != 0,
+                    pattern_operand: r.word(4)? & 2 != 0,
                     ignore_flags: list(&r, 5)?,
                     alias: opt(&r, 7)?,
                 };
@@ -732,6 +740,7 @@ pub struct CommandsView<'a> {
 pub struct SpecView<'a> {
     pub value_flags: Words<'a>,
     pub long_single_dash: bool,
+    pub pattern_operand: bool,
     pub ignore_flags: Words<'a>,
     pub alias: Option<&'a str>,
 }
@@ -834,6 +843,7 @@ impl CommandsFile {
                     let view = SpecView {
                         value_flags: Words::Parsed(&spec.value_flags),
                         long_single_dash: spec.long_single_dash,
+                        pattern_operand: spec.pattern_operand,
                         ignore_flags: Words::Parsed(&spec.ignore_flags),
                         alias: spec.alias.as_deref(),
                     };
