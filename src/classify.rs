@@ -83,6 +83,36 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
     /// Why the command is not safe (empty when it is).
     pub not_safe: Vec<String>,
+    /// For compound shell made only of lists and pipelines: every simple
+    /// command in it is safe on its own (see [`Assessment`]).
+    pub every_part_safe: bool,
+}
+
+/// A label and whether a compound command's every part is safe.
+///
+/// Compound shell is never labelled safe (the seed rule), but an operator
+/// may choose to let a list or pipeline through when each of its simple
+/// commands would be safe on its own: nothing backgrounded, no writing
+/// redirection, nothing nested, no substitution or control structure, and
+/// no destructive finding anywhere.
+///
+/// ```
+/// use toolgate::{Class, Classifier, Context};
+/// let c = Classifier::embedded().unwrap();
+/// let a = c.assess_in("ls -la && git status", &Context::default());
+/// assert_eq!((a.label.class, a.every_part_safe), (Class::Unknown, true));
+/// let a = c.assess_in("ls -la && npm test", &Context::default());
+/// assert_eq!((a.label.class, a.every_part_safe), (Class::Unknown, false));
+/// let a = c.assess_in("git status", &Context::default());
+/// assert_eq!((a.label.class, a.every_part_safe), (Class::Safe, false));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Assessment {
+    /// The label (unknown for any compound command).
+    pub label: Label,
+    /// The command is compound, of lists and pipelines only, and every
+    /// simple command in it is safe on its own.
+    pub every_part_safe: bool,
 }
 
 /// A compiled classifier. Build one with [`Classifier::new`] or use the
@@ -164,9 +194,24 @@ impl Classifier {
         self.run(command, Detail::Terse, Context::default()).label
     }
 
+    /// [`Classifier::classify_terse`] in a known place.
+    pub fn classify_terse_in(&self, command: &str, ctx: &Context) -> Label {
+        self.run(command, Detail::Terse, *ctx).label
+    }
+
     /// Labels one shell command and reports how it got there.
     pub fn analyze(&self, command: &str) -> Analysis {
         self.run(command, Detail::Explain, Context::default())
+    }
+
+    /// Labels one shell command run in a known place and says whether a
+    /// compound command's every part is safe.
+    pub fn assess_in(&self, command: &str, ctx: &Context) -> Assessment {
+        let a = self.run(command, Detail::Label, *ctx);
+        Assessment {
+            label: a.label,
+            every_part_safe: a.every_part_safe,
+        }
     }
 
     /// [`Classifier::analyze`] in a known place.
@@ -194,6 +239,7 @@ impl Classifier {
                 commands: Vec::new(),
                 findings: Vec::new(),
                 not_safe: vec!["empty command".into()],
+                every_part_safe: false,
             };
         }
         // The thread's buffers, borrowed where they are (moving them in
@@ -342,6 +388,9 @@ struct Walk<'c, 's> {
     reasons: bool,
     /// Some reason rules out a safe verdict (kept or not).
     refused: bool,
+    /// The simple commands of a top-level list or pipeline, judged one by
+    /// one.
+    parts: Parts,
     commands: Vec<Examined>,
     findings: Vec<Finding>,
     /// The worst finding so far, as (blast radius, rule index).
@@ -377,6 +426,7 @@ impl<'c, 's> Walk<'c, 's> {
             explain: detail == Detail::Explain,
             reasons: detail != Detail::Terse,
             refused: false,
+            parts: Parts::default(),
             commands: Vec::new(),
             findings: Vec::new(),
             worst: None,
@@ -399,8 +449,16 @@ impl<'c, 's> Walk<'c, 's> {
         self.reasons && self.not_safe.len() < MAX_REASONS
     }
 
-    /// Records why the command cannot be safe.
+    /// Records why the command cannot be safe (nor the part of a list or
+    /// pipeline being examined).
     fn refuse_safe(&mut self, why: impl Into<Cow<'static, str>>) {
+        self.parts.refused = true;
+        self.refuse_whole(why);
+    }
+
+    /// Records why the command as a whole cannot be safe, for a reason that
+    /// does not rule out each part being safe on its own (it is compound).
+    fn refuse_whole(&mut self, why: impl Into<Cow<'static, str>>) {
         self.refused = true;
         if !self.keeps_reasons() {
             return;
@@ -415,6 +473,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// be kept.
     fn refuse_safe_with(&mut self, why: impl FnOnce() -> String) {
         self.refused = true;
+        self.parts.refused = true;
         if self.keeps_reasons() {
             self.refuse_safe(why());
         }
@@ -443,9 +502,18 @@ impl<'c, 's> Walk<'c, 's> {
             self.refuse_safe(limit.describe());
         }
         if script.compound {
-            self.refuse_safe(
+            self.refuse_whole(
                 "compound shell (lists, pipes, substitutions or control flow) is never safe",
             );
+        }
+        // The parts of a top-level list or pipeline are judged one by one.
+        let by_part = depth == 0
+            && script.compound
+            && !script.structured
+            && script.error.is_none()
+            && script.limit.is_none();
+        if depth == 0 {
+            self.parts.every_safe = by_part;
         }
         if depth > 0 {
             self.refuse_safe_with(|| {
@@ -461,7 +529,13 @@ impl<'c, 's> Walk<'c, 's> {
                 Some((stdin, source)) => (stdin.as_deref(), *source),
                 None => (cmd.stdin.as_ref().map(|t| t.text.as_str()), None),
             };
+            if by_part {
+                self.parts.begin();
+            }
             self.command(cmd, stdin, source, depth, via);
+            if by_part {
+                self.parts.end();
+            }
         }
         if script.commands.is_empty() && script.error.is_none() {
             self.refuse_safe("no command");
@@ -545,8 +619,12 @@ impl<'c, 's> Walk<'c, 's> {
             self.refuse_safe("too many commands to examine");
             return;
         }
+        self.parts.invocations += 1;
+        if self.parts.invocations > 1 {
+            self.parts.refused = true;
+        }
         if self.invocations > 1 {
-            self.refuse_safe("more than one command");
+            self.refuse_whole("more than one command");
         } else if self.reasons {
             self.first_name = Some(CompactString::new(&inv.name));
         }
@@ -631,6 +709,10 @@ impl<'c, 's> Walk<'c, 's> {
             && self.worst.is_none()
             && !self.refused
             && broken.is_empty();
+        // The same for the part of a list or pipeline being examined.
+        let part_top = self.parts.active && self.parts.invocations == 1 && depth == 0;
+        let part_may_be_safe =
+            part_top && self.worst.is_none() && !self.parts.refused && broken.is_empty();
         // Safe comes from the command's spec alone, read from the words as
         // written (wrappers included: a wrapper has a spec or is not safe).
         // Most commands have no spec at all: that is settled by one lookup,
@@ -640,7 +722,13 @@ impl<'c, 's> Walk<'c, 's> {
         if let Some(first) = written.and_then(|words| words.first()) {
             let (name, plain) = normalize::command_name(first);
             let spec = tax.specs.get(&name);
-            if spec.is_none() && top {
+            // A part's own reasons are shown by `explain`; the label of a
+            // compound command keeps the one reason that it is compound.
+            let part_reasons = top || (part_top && self.explain);
+            if spec.is_none() && part_top {
+                self.parts.refused = true;
+            }
+            if spec.is_none() && part_reasons {
                 self.refuse_safe_with(|| {
                     format!(
                         "`{}`: no spec says what `{name}` does with its arguments",
@@ -648,7 +736,8 @@ impl<'c, 's> Walk<'c, 's> {
                     )
                 });
             }
-            if let (Some(spec), Some(words), true) = (spec, written, self.explain || may_be_safe) {
+            let wanted = self.explain || may_be_safe || part_may_be_safe;
+            if let (Some(spec), Some(words), true) = (spec, written, wanted) {
                 let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
                 // (A word that is not a plain name, `./ls`, is refused by
                 // the full check, with its reason.)
@@ -669,9 +758,12 @@ impl<'c, 's> Walk<'c, 's> {
                             self.safe_spec = Some(v);
                             self.help_category = category;
                         }
+                        if part_top {
+                            self.parts.safe = true;
+                        }
                     }
-                    Err(refusal) if top => self.refuse_safe_with(|| refusal.to_string()),
-                    Err(_) => {}
+                    Err(refusal) if part_reasons => self.refuse_safe_with(|| refusal.to_string()),
+                    Err(_) => self.parts.refused = true,
                 }
             }
         }
@@ -863,12 +955,45 @@ impl<'c, 's> Walk<'c, 's> {
         } else {
             Vec::new()
         };
+        let every_part_safe = self.parts.every_safe && self.worst.is_none();
         Analysis {
             label,
             commands: self.commands,
             findings: self.findings,
             not_safe,
+            every_part_safe,
         }
+    }
+}
+
+/// The judgement of a top-level list or pipeline part by part.
+#[derive(Default)]
+struct Parts {
+    /// Every part so far was safe on its own (false until a list or
+    /// pipeline of simple commands is being read).
+    every_safe: bool,
+    /// A part is being examined.
+    active: bool,
+    /// Some reason rules out the current part.
+    refused: bool,
+    /// Commands examined for the current part (wrapped and nested ones
+    /// included).
+    invocations: usize,
+    /// A spec explained the current part's words.
+    safe: bool,
+}
+
+impl Parts {
+    fn begin(&mut self) {
+        self.active = true;
+        self.refused = false;
+        self.invocations = 0;
+        self.safe = false;
+    }
+
+    fn end(&mut self) {
+        self.every_safe &= self.safe && !self.refused;
+        self.active = false;
     }
 }
 

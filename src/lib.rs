@@ -67,7 +67,7 @@ pub mod spec;
 pub mod taxonomy;
 pub mod tools;
 
-pub use classify::{classify, classify_bytes, Analysis, Classifier, Context};
+pub use classify::{classify, classify_bytes, Analysis, Assessment, Classifier, Context};
 pub use error::TaxonomyError;
 pub use label::{BlastRadius, Class, Label, Origin};
 pub use taxonomy::Taxonomy;

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::classify::{Classifier, Context};
+use crate::classify::{Assessment, Classifier, Context};
 use crate::label::{BlastRadius, Class, Label, Origin};
 
 /// Tool names treated as the shell tool unless configured otherwise.
@@ -101,19 +101,34 @@ impl<'c> ToolLabeler<'c> {
 
     /// Labels one call made in a known place.
     pub fn label_in(&self, tool: &str, args: &Value, hints: Hints, ctx: &Context<'_>) -> Label {
-        if self.is_shell_tool(tool) {
-            match shell_command_arg(args) {
-                Some(cmd) => self.classifier.classify_in(cmd, ctx),
-                None => Label {
-                    blast_radius: None,
-                    ..Label::unknown("the shell call has no command")
-                },
-            }
-        } else {
+        self.assess_in(tool, args, hints, ctx).label
+    }
+
+    /// Labels one call made in a known place, and says whether a compound
+    /// shell command's every part is safe ([`Assessment`]).
+    pub fn assess_in(
+        &self,
+        tool: &str,
+        args: &Value,
+        hints: Hints,
+        ctx: &Context<'_>,
+    ) -> Assessment {
+        let label = if !self.is_shell_tool(tool) {
             label_for_hints(
                 hints.read_only.unwrap_or(false),
                 hints.destructive.unwrap_or(false),
             )
+        } else if let Some(cmd) = shell_command_arg(args) {
+            return self.classifier.assess_in(cmd, ctx);
+        } else {
+            Label {
+                blast_radius: None,
+                ..Label::unknown("the shell call has no command")
+            }
+        };
+        Assessment {
+            label,
+            every_part_safe: false,
         }
     }
 }

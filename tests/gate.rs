@@ -1,7 +1,7 @@
 //! The gating table, mode names, permission rules.
 
 use serde_json::json;
-use toolgate::gate::{Decision, Gate, GateConfig, Mode, Rules};
+use toolgate::gate::{CompoundPolicy, Decision, Gate, GateConfig, Mode, Rules};
 use toolgate::{BlastRadius, Class, Classifier, Label, Origin};
 
 fn label(class: Class, origin: Origin) -> Label {
@@ -213,5 +213,108 @@ fn non_shell_tools_use_hints() {
     assert_eq!(
         (v.decision, v.source.as_str()),
         (Decision::Deny, "rule_deny")
+    );
+}
+
+fn compound_gate(mode: &str, compound: CompoundPolicy) -> Gate<'static> {
+    let classifier = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
+    Gate::new(
+        classifier,
+        GateConfig {
+            mode: Some(mode.into()),
+            compound,
+            ..GateConfig::default()
+        },
+    )
+}
+
+#[test]
+fn compound_of_safe_parts_is_let_through_only_by_choice() {
+    let every = compound_gate("balanced", CompoundPolicy::EveryPartSafe);
+    let refuse = compound_gate("balanced", CompoundPolicy::Refuse);
+    let restricted = compound_gate("restricted", CompoundPolicy::EveryPartSafe);
+    let strict = compound_gate("strict", CompoundPolicy::EveryPartSafe);
+    let call = |cmd: &str| json!({ "command": cmd });
+    for cmd in [
+        "ls -la && git status",
+        "nl -ba src/app.py | sed -n '1,120p'",
+        "grep -rn 'def handle' src || true",
+        "git status; git diff --stat",
+        "ls 2>&1 | head -5",
+        "cat README.md 2>/dev/null; wc -l src/main.rs",
+        "git log --oneline -5\ngit status",
+    ] {
+        let v = every.decide("Bash", &call(cmd), None);
+        assert_eq!(
+            (v.decision, v.source.as_str(), v.label.class),
+            (Decision::Allow, "compound_every_part_safe", Class::Unknown),
+            "{cmd}"
+        );
+        assert!(v.reason.contains("every-part-safe"), "{cmd}: {}", v.reason);
+        let v = restricted.decide("Bash", &call(cmd), None);
+        assert_eq!(v.decision, Decision::Allow, "{cmd}");
+        // Strict asks for safe calls too; the default refuses compounds.
+        assert_eq!(
+            strict.decide("Bash", &call(cmd), None).decision,
+            Decision::Ask
+        );
+        let v = refuse.decide("Bash", &call(cmd), None);
+        assert_eq!(
+            (v.decision, v.source.as_str()),
+            (Decision::Ask, "mode_balanced"),
+            "{cmd}"
+        );
+    }
+    // Near misses: a part that is not safe, a backgrounded part, a writing
+    // redirection, a nested command, a substitution, control flow, a
+    // directory change, a destructive part, an environment assignment.
+    for cmd in [
+        "ls -la && npm test",
+        "ls & git status",
+        "git status > status.txt && ls",
+        "ls >> log; ls",
+        "git diff | sh",
+        "ls | xargs cat",
+        "cat $(ls) | head",
+        "(ls) && ls",
+        "{ ls; } | head",
+        "if true; then ls; fi",
+        "for f in *; do cat x; done",
+        "cd /etc && cat passwd",
+        "ls; rm -rf build",
+        "FOO=1 ls | head",
+        "cat .env | head",
+        "ls && cat /etc/passwd",
+        "ls; cat ../secret.txt",
+        "ls | tee out.txt",
+    ] {
+        let v = every.decide("Bash", &call(cmd), None);
+        assert_ne!(v.decision, Decision::Allow, "{cmd}: {}", v.reason);
+        assert_ne!(v.source, "compound_every_part_safe", "{cmd}");
+        let v = restricted.decide("Bash", &call(cmd), None);
+        assert_eq!(v.decision, Decision::Deny, "{cmd}");
+    }
+    // A simple safe command is decided by its own label as before.
+    let v = every.decide("Bash", &call("git status"), None);
+    assert_eq!(
+        (v.decision, v.source.as_str()),
+        (Decision::Allow, "mode_balanced")
+    );
+}
+
+#[test]
+fn compound_parts_are_judged_in_the_call_working_directory() {
+    let every = compound_gate("balanced", CompoundPolicy::EveryPartSafe);
+    let call = json!({"command": "cat /app/src/main.py | head -20 && ls /app/tests"});
+    let here = toolgate::Context { cwd: Some("/app") };
+    assert_eq!(
+        every.decide_in("Bash", &call, None, &here).decision,
+        Decision::Allow
+    );
+    assert_eq!(every.decide("Bash", &call, None).decision, Decision::Ask);
+    let out = json!({"command": "cat /app/src/main.py && cat /app/../etc/passwd"});
+    assert_eq!(
+        every.decide_in("Bash", &out, None, &here).decision,
+        Decision::Ask
     );
 }

@@ -426,3 +426,48 @@ fn each_clients_cwd_puts_absolute_paths_inside_the_project() {
     );
     assert_eq!(claude_decision(&o).0, "ask");
 }
+
+#[test]
+fn compound_policy_from_flag_and_config() {
+    let dir = std::env::temp_dir().join(format!("toolgate-compound-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let good = dir.join("good.toml");
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &good,
+        "mode = \"balanced\"\ncompound = \"every-part-safe\"\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&bad, "mode = \"balanced\"\ncompound = \"yes\"\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (good, bad) = (good.to_string_lossy(), bad.to_string_lossy());
+    let both = "ls -la && git status";
+    let decide = |args: &[&str], cmd: &str| claude_decision(&hook(args, &claude_payload(cmd), &[]));
+    assert_eq!(decide(&["--mode", "balanced"], both).0, "ask");
+    assert_eq!(
+        decide(
+            &["--mode", "balanced", "--compound", "every-part-safe"],
+            both
+        )
+        .0,
+        "allow"
+    );
+    assert_eq!(decide(&["--config", &good], both).0, "allow");
+    assert_eq!(decide(&["--config", &good], "ls && npm test").0, "ask");
+    // The flag overrides the file.
+    assert_eq!(
+        decide(&["--config", &good, "--compound", "refuse"], both).0,
+        "ask"
+    );
+    // A bad name fails closed, saying what to write instead.
+    let (d, reason) = decide(&["--mode", "balanced", "--compound", "sure"], both);
+    assert_eq!(d, "ask");
+    assert!(reason.contains("every-part-safe"), "{reason}");
+    let (d, reason) = decide(&["--config", &bad], "git status");
+    assert_eq!(d, "ask");
+    assert!(
+        reason.contains("bad configuration") && reason.contains("line 2"),
+        "{reason}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,7 +13,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use clap::Args as ClapArgs;
-use toolgate::gate::{Gate, GateConfig};
+use toolgate::gate::{CompoundPolicy, Gate, GateConfig};
 use toolgate::hook::{self, fail_closed, Answer, HookConfig, HookOptions, Protocol};
 use toolgate::Classifier;
 
@@ -39,6 +39,11 @@ pub struct HookArgs {
     /// Turn every ask into a deny, for runs with nobody to answer.
     #[arg(long)]
     pub headless: bool,
+    /// refuse (default) or every-part-safe: let a list or pipeline whose
+    /// every command is safe through as a safe call (its label stays
+    /// unknown).
+    #[arg(long)]
+    pub compound: Option<String>,
     /// docker-agent protocol: attach the label's metadata, decide nothing.
     #[arg(long)]
     pub label_only: bool,
@@ -109,12 +114,20 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
                 )
             }
         };
+        // A bad name here is answered fail-closed, like every other
+        // problem: the hook never exits without an answer.
+        let compound = match args.compound.as_deref().map(str::parse::<CompoundPolicy>) {
+            None => None,
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => return fail_closed(opts.protocol, &format!("--compound: {e}"), opts),
+        };
         let mode = args.mode.clone().or_else(|| env("TOOLGATE_MODE"));
         let profile = args.profile.clone().or_else(|| env("TOOLGATE_PROFILE"));
         let gate_config = match config_path(args.config.clone()) {
             None => GateConfig {
                 mode,
                 profile,
+                compound: compound.unwrap_or_default(),
                 ..GateConfig::default()
             },
             Some(path) => {
@@ -124,7 +137,7 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
                     .and_then(|text| HookConfig::parse(&name, &text).map_err(|e| e.to_string()));
                 match parsed.and_then(|c| {
                     opts.headless |= c.headless;
-                    c.gate_config(&name, mode, profile)
+                    c.gate_config(&name, mode, profile, compound)
                         .map_err(|e| e.to_string())
                 }) {
                     Ok(g) => g,

@@ -5,10 +5,12 @@
 //! gating table decides ([`Mode::decide`]). Every verdict names its source
 //! with a stable string, so logs and audits can tell a rule from a mode.
 
+mod compound;
 mod mode;
 mod rules;
 mod verdict;
 
+pub use compound::{CompoundPolicy, UnknownCompoundPolicy};
 pub use mode::{Decision, Mode, ModeChoice};
 pub use rules::{glob_match, Rule, RuleError, Rules};
 pub use verdict::{Gate, GateConfig, Verdict};

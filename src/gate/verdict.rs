@@ -6,10 +6,15 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::compound::CompoundPolicy;
 use super::mode::{Decision, Mode, ModeChoice};
 use super::rules::Rules;
 use crate::classify::{Classifier, Context};
-use crate::label::Label;
+use crate::label::{BlastRadius, Class, Label};
+
+/// Why a compound command was decided as a safe call.
+const COMPOUND_REASON: &str = "compound shell whose every part is safe on its own, let through \
+     as safe by the operator's choice (compound = every-part-safe)";
 use crate::profile::{
     action_class_map, action_profile, automation_profile, custom_profile, threshold_map,
     ActionCall, ActionProfile, AnyProfile, AutomationProfile,
@@ -27,7 +32,8 @@ pub struct Verdict {
     pub label: Label,
     /// A stable string naming what decided: `rule_deny`, `rule_allow`,
     /// `rule_ask`, `mode_strict`, `mode_balanced`, `mode_restricted`,
-    /// `yolo` (autonomous), `mode_legacy`, or `fail_closed`.
+    /// `yolo` (autonomous), `mode_legacy`, `profile_NAME`,
+    /// `compound_every_part_safe`, or `fail_closed`.
     pub source: String,
 }
 
@@ -48,6 +54,10 @@ pub struct GateConfig {
     /// profile from the profile store. When set, it decides instead of
     /// the mode. An unknown name is strict.
     pub profile: Option<String>,
+    /// What to do with compound shell whose every part is safe (default:
+    /// refuse, which decides it by its unknown label). A custom profile
+    /// that sets `compound` overrides it.
+    pub compound: CompoundPolicy,
 }
 
 /// The profile that decides in place of the mode.
@@ -65,6 +75,7 @@ pub struct Gate<'c> {
     profile: Option<GateProfile>,
     rules: Rules,
     hints: HashMap<String, Hints>,
+    compound: CompoundPolicy,
 }
 
 impl<'c> Gate<'c> {
@@ -119,12 +130,24 @@ impl<'c> Gate<'c> {
             profile,
             rules: config.rules,
             hints: config.hints,
+            compound: match profile {
+                Some(GateProfile::Automation(p)) => p.compound,
+                Some(GateProfile::Action(p)) => p.compound,
+                None => None,
+            }
+            .unwrap_or(config.compound),
         }
     }
 
     /// The mode in force.
     pub fn mode(&self) -> Mode {
         self.mode.mode
+    }
+
+    /// The mode or profile name that was not recognised (strict is then in
+    /// force), quoted as `mode NAME` or `profile NAME`.
+    pub fn unrecognised(&self) -> Option<&str> {
+        self.mode.unrecognised.as_deref()
     }
 
     /// Is `tool` the shell tool?
@@ -185,7 +208,8 @@ impl<'c> Gate<'c> {
         let hints = hints
             .or_else(|| self.hints.get(tool).copied())
             .unwrap_or_default();
-        let label = self.labeler.label_in(tool, args, hints, ctx);
+        let assessment = self.labeler.assess_in(tool, args, hints, ctx);
+        let label = assessment.label;
         let shell = self.is_shell_tool(tool);
         if let Some(rule) = self.rules.deny.iter().find(|r| r.denies(tool, args, shell)) {
             return Verdict {
@@ -218,15 +242,35 @@ impl<'c> Gate<'c> {
                 source: "rule_ask".into(),
             };
         }
+        // A list or pipeline of safe parts, when the operator chose to let
+        // one through, is decided as a safe call would be; the verdict
+        // keeps the unknown label and says why it was decided otherwise.
+        let parts_safe =
+            self.compound == CompoundPolicy::EveryPartSafe && assessment.every_part_safe;
+        let as_safe = parts_safe.then(|| Label {
+            class: Class::Safe,
+            origin: label.origin,
+            blast_radius: Some(BlastRadius::Safe),
+            category: label.category.clone(),
+            reason: COMPOUND_REASON.into(),
+        });
+        let basis = as_safe.as_ref().unwrap_or(&label);
+        let compound_source = |source: String| {
+            if parts_safe {
+                "compound_every_part_safe".to_string()
+            } else {
+                source
+            }
+        };
         match self.profile {
             Some(GateProfile::Automation(profile)) => {
                 if let Some(map) = threshold_map() {
-                    let d = profile.decide(&label, confidence, map);
+                    let d = profile.decide(basis, confidence, map);
                     return Verdict {
                         decision: d.decision,
-                        reason: format!("{} ({} label)", d.reason, label.class),
+                        reason: format!("{} ({} label)", d.reason, basis.class),
+                        source: compound_source(format!("profile_{}", profile.name)),
                         label,
-                        source: format!("profile_{}", profile.name),
                     };
                 }
             }
@@ -236,7 +280,7 @@ impl<'c> Gate<'c> {
                         tool,
                         args: Cow::Borrowed(args),
                         command: shell.then(|| shell_command_arg(args)).flatten(),
-                        classes: map.classes_for(&label),
+                        classes: map.classes_for(basis),
                         // The shell tool is read by the classifier and a
                         // tool with hints declared what it does: both are
                         // confirmed. Any other tool is not.
@@ -245,16 +289,28 @@ impl<'c> Gate<'c> {
                     let d = profile.decide(&call);
                     return Verdict {
                         decision: d.decision,
-                        reason: format!("{} ({} label, rule {})", d.reason, label.class, d.rule),
+                        reason: format!("{} ({} label, rule {})", d.reason, basis.class, d.rule),
+                        source: compound_source(format!("profile_{}", profile.name)),
                         label,
-                        source: format!("profile_{}", profile.name),
                     };
                 }
             }
             None => {}
         }
         let mode = self.mode.mode;
-        let decision = mode.decide(&label);
+        let decision = mode.decide(basis);
+        if parts_safe {
+            let mut reason = format!("{COMPOUND_REASON} in {mode} mode");
+            if let Some(bad) = &self.mode.unrecognised {
+                reason.push_str(&format!(" (unrecognised {bad}: using strict)"));
+            }
+            return Verdict {
+                decision,
+                reason,
+                label,
+                source: compound_source(String::new()),
+            };
+        }
         let mut reason = format!(
             "{} ({}{}) in {} mode",
             label.class,

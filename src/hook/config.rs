@@ -5,6 +5,8 @@
 //! mode = "balanced"            # strict | balanced | restricted | autonomous
 //! # profile = "cautious"       # an automation profile decides instead
 //! headless = false             # turn ask into deny (for `gemini -p`, CI)
+//! compound = "refuse"          # or "every-part-safe": let a list or pipeline
+//!                              # of safe commands through as safe
 //! shell_tools = ["Bash", "run_shell_command", "shell"]
 //!
 //! [rules]
@@ -22,7 +24,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
-use crate::gate::{GateConfig, RuleError, Rules};
+use crate::gate::{CompoundPolicy, GateConfig, RuleError, Rules};
 use crate::tools::Hints;
 
 /// The file as written.
@@ -36,6 +38,8 @@ pub struct HookConfig {
     /// Turn every ask into a deny.
     #[serde(default)]
     pub headless: bool,
+    /// What to do with compound shell whose every part is safe.
+    pub compound: Option<CompoundPolicy>,
     /// Tool names treated as the shell tool.
     pub shell_tools: Option<Vec<String>>,
     /// Permission rules.
@@ -101,13 +105,15 @@ impl HookConfig {
         })
     }
 
-    /// The gate configuration this file describes. `mode` and `profile`
-    /// override the file's (the flag and environment come first).
+    /// The gate configuration this file describes. `mode`, `profile` and
+    /// `compound` override the file's (the flag and environment come
+    /// first).
     pub fn gate_config(
         &self,
         file: &str,
         mode: Option<String>,
         profile: Option<String>,
+        compound: Option<CompoundPolicy>,
     ) -> Result<GateConfig, ConfigError> {
         let rules = Rules::parse(&self.rules.allow, &self.rules.ask, &self.rules.deny).map_err(
             |source| ConfigError::Rule {
@@ -134,6 +140,7 @@ impl HookConfig {
             rules,
             shell_tools: self.shell_tools.clone(),
             hints,
+            compound: compound.or(self.compound).unwrap_or_default(),
         })
     }
 }

@@ -180,6 +180,10 @@ pub struct ActionProfile {
     pub deny_combinations: Vec<Vec<ActionClass>>,
     /// Named rules.
     pub rules: Vec<NamedRule>,
+    /// What the gate does with compound shell whose every part is safe
+    /// under this profile (unset: the gate's own setting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compound: Option<crate::gate::CompoundPolicy>,
 }
 
 /// A call as the action-class profile sees it.

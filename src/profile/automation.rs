@@ -108,6 +108,10 @@ pub struct AutomationProfile {
     pub thresholds: Thresholds,
     /// Hard constraints.
     pub safety: SafetyProfile,
+    /// What the gate does with compound shell whose every part is safe
+    /// under this profile (unset: the gate's own setting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compound: Option<crate::gate::CompoundPolicy>,
 }
 
 /// One rule of the label → threshold map.

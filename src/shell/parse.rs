@@ -149,6 +149,8 @@ pub(super) struct Parser<'a> {
     pub(super) subst_level: usize,
     out: Vec<SimpleCommand>,
     pub(super) compound: bool,
+    /// Compound through more than lists and pipelines.
+    structured: bool,
     error: Option<ParseError>,
     pub(super) limit: Option<Limit>,
     heredocs: Vec<PendingHeredoc>,
@@ -182,6 +184,7 @@ impl<'a> Parser<'a> {
             subst_level: 0,
             out: Vec::new(),
             compound: false,
+            structured: false,
             error: None,
             limit: None,
             heredocs: Vec::new(),
@@ -195,10 +198,19 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Notes a construct beyond lists and pipelines (a background job,
+    /// subshell, group, control structure, function, substitution, `[[ ]]`
+    /// or arithmetic): the script is then compound and structured.
+    pub(super) fn mark_structured(&mut self) {
+        self.compound = true;
+        self.structured = true;
+    }
+
     fn finish(self) -> Script {
         Script {
             commands: self.out,
             compound: self.compound,
+            structured: self.structured,
             error: self.error,
             limit: self.limit,
         }
@@ -322,7 +334,7 @@ impl<'a> Parser<'a> {
             self.limit = nested.limit;
         }
         if !nested.commands.is_empty() {
-            self.compound = true;
+            self.mark_structured();
         }
         for mut cmd in nested.commands {
             cmd.in_substitution = true;
@@ -398,7 +410,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'&') if self.peek_at(1) != Some(b'&') && self.peek_at(1) != Some(b'>') => {
                     self.pos += 1;
-                    self.compound = true; // a background job
+                    self.mark_structured(); // a background job
                 }
                 Some(b'\n') => self.consume_newline(),
                 _ => {
@@ -464,7 +476,7 @@ impl<'a> Parser<'a> {
         }
         if self.at_reserved("coproc") {
             // `coproc [NAME] command`: the command runs in the background.
-            self.compound = true;
+            self.mark_structured();
             self.pos += 6;
             self.skip_blanks();
             let save = self.pos;
@@ -566,12 +578,12 @@ impl<'a> Parser<'a> {
             return false;
         }
         if self.starts_with(b"((") {
-            self.compound = true;
+            self.mark_structured();
             self.pos += 2;
             self.read_arith_body();
             true
         } else if self.peek() == Some(b'(') {
-            self.compound = true;
+            self.mark_structured();
             self.pos += 1;
             if !self.descend() {
                 return true;
@@ -585,7 +597,7 @@ impl<'a> Parser<'a> {
             }
             true
         } else if self.at_reserved("{") {
-            self.compound = true;
+            self.mark_structured();
             self.pos += 1;
             if !self.descend() {
                 return true;
@@ -598,7 +610,7 @@ impl<'a> Parser<'a> {
             self.parse_if();
             true
         } else if self.at_reserved("while") || self.at_reserved("until") {
-            self.compound = true;
+            self.mark_structured();
             self.pos += 5;
             self.parse_body_list();
             if self.expect_reserved("do") {
@@ -613,7 +625,7 @@ impl<'a> Parser<'a> {
             self.parse_case();
             true
         } else if self.at_reserved("function") {
-            self.compound = true;
+            self.mark_structured();
             self.pos += 8;
             self.skip_blanks();
             let _name = self.read_word();
@@ -641,7 +653,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_if(&mut self) {
-        self.compound = true;
+        self.mark_structured();
         self.pos += 2;
         self.parse_body_list();
         if !self.expect_reserved("then") {
@@ -671,7 +683,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_for(&mut self) {
-        self.compound = true;
+        self.mark_structured();
         self.pos += if self.at_reserved("for") { 3 } else { 6 };
         self.skip_blanks();
         if self.starts_with(b"((") {
@@ -716,7 +728,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_case(&mut self) {
-        self.compound = true;
+        self.mark_structured();
         self.pos += 4;
         self.skip_blanks();
         let _subject = self.read_word();
@@ -787,7 +799,7 @@ impl<'a> Parser<'a> {
     /// `[[ … ]]`: words up to `]]`, where `<`, `>`, `&&`, `||`, `(` and `)`
     /// are operators of the test, not of the shell.
     fn parse_conditional(&mut self) {
-        self.compound = true;
+        self.mark_structured();
         let start = self.pos;
         self.pos += 2;
         let mut cmd = SimpleCommand {
@@ -914,7 +926,7 @@ impl<'a> Parser<'a> {
                     self.skip_blanks();
                     if self.peek() == Some(b')') {
                         self.pos += 1;
-                        self.compound = true;
+                        self.mark_structured();
                         self.skip_linebreaks();
                         self.parse_command();
                         return;
@@ -1234,6 +1246,38 @@ mod tests {
             ("ls; pwd", true),
         ] {
             assert_eq!(parse(src).compound, compound, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn structured_is_everything_beyond_lists_and_pipelines() {
+        for (src, structured) in [
+            ("ls && pwd || true", false),
+            ("ls | wc |& cat", false),
+            ("ls; pwd\nwc x", false),
+            ("! grep x f", false),
+            ("ls 2>&1 | head", false),
+            ("ls &", true),
+            ("ls & pwd", true),
+            ("(ls)", true),
+            ("{ ls; }", true),
+            ("echo $(ls)", true),
+            ("echo `ls`", true),
+            ("cat <(ls)", true),
+            ("echo \"$(id)\" | cat", true),
+            ("if true; then ls; fi", true),
+            ("while true; do ls; done", true),
+            ("for f in a; do ls; done", true),
+            ("case x in x) ls;; esac", true),
+            ("f() { ls; }; f", true),
+            ("[[ -f x ]] && ls", true),
+            ("(( 1 )) && ls", true),
+            ("coproc ls", true),
+            // An arithmetic expansion is no command: its word is not
+            // literal, which rules the part out on its own.
+            ("echo $((1+1))", false),
+        ] {
+            assert_eq!(parse(src).structured, structured, "{src:?}");
         }
     }
 

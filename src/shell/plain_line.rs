@@ -59,6 +59,7 @@ pub(super) fn plain_line_into(text: &str, masks: Option<LineMasks>, script: &mut
         script.commands.push(SimpleCommand::default());
     }
     script.compound = false;
+    script.structured = false;
     script.error = None;
     script.limit = None;
     let cmd = &mut script.commands[0];

@@ -194,6 +194,12 @@ pub struct Script {
     /// True when the script uses any operator, list, control structure,
     /// subshell, group, function, background job or substitution.
     pub compound: bool,
+    /// True when it is compound through anything beyond lists and
+    /// pipelines (`;`, `&&`, `||`, `|`, `|&`, newlines): a background job,
+    /// subshell, group, control structure, function, substitution, `[[ ]]`
+    /// or arithmetic. A script of lists and pipelines alone is a sequence
+    /// of simple commands that each can be judged on its own.
+    pub structured: bool,
     /// The first syntax error, if parsing stopped on one.
     pub error: Option<ParseError>,
     /// A limit that stopped parsing, if any.

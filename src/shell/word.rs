@@ -560,7 +560,7 @@ impl Parser<'_> {
     pub(super) fn read_command_substitution(&mut self, w: &mut WordBuf) {
         w.literal = false;
         w.substitution = true;
-        self.compound = true;
+        self.mark_structured();
         if self.depth + 1 >= MAX_DEPTH {
             self.limit = Some(Limit::Depth);
             self.skip_to_close_paren();
@@ -620,7 +620,7 @@ impl Parser<'_> {
                     self.pos += 1;
                 }
                 b'$' | b'`' => {
-                    self.compound = true;
+                    self.mark_structured();
                     let mut scratch = WordBuf::new(self.pos);
                     if b == b'$' {
                         self.read_dollar(&mut scratch, false);
@@ -641,7 +641,7 @@ impl Parser<'_> {
     pub(super) fn read_backquote(&mut self, w: &mut WordBuf, in_dquote: bool) {
         w.literal = false;
         w.substitution = true;
-        self.compound = true;
+        self.mark_structured();
         self.pos += 1;
         let mut inner = Vec::new();
         loop {
