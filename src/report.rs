@@ -2,6 +2,7 @@
 
 use std::io::{self, Write};
 
+use crate::gate::Decision;
 use crate::label::{BlastRadius, Class, Label};
 
 /// Where a line that was not read cleanly came from, and what was wrong
@@ -49,12 +50,47 @@ pub fn write_record<W: Write>(
     out.write_all(&record)
 }
 
+/// What a record may carry besides the command and its label: the working
+/// directory it was classified in, and the gate's decision with its source
+/// (`scan --decide`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordExtra<'a> {
+    /// The working directory, when one was given.
+    pub cwd: Option<&'a str>,
+    /// The decision and the stable string naming what decided it.
+    pub decision: Option<(Decision, &'a str)>,
+}
+
 /// [`write_record`] into a buffer, as `scan`'s workers render records.
 pub fn push_record(
     out: &mut Vec<u8>,
     command: &str,
     label: Option<&Label>,
     error: Option<BadLine<'_>>,
+) {
+    push_record_with(out, command, label, error, RecordExtra::default());
+}
+
+/// [`push_record`] with `cwd`, `decision` and `source` fields (keys still
+/// in sorted order).
+///
+/// ```
+/// use toolgate::gate::Decision;
+/// use toolgate::report::{push_record_with, RecordExtra};
+/// let mut out = Vec::new();
+/// let extra = RecordExtra { cwd: Some("/app"), decision: Some((Decision::Allow, "mode_balanced")) };
+/// push_record_with(&mut out, "ls", Some(&toolgate::classify("ls")), None, extra);
+/// let v: serde_json::Value = serde_json::from_slice(&out)?;
+/// assert_eq!((v["cwd"].as_str(), v["decision"].as_str(), v["source"].as_str()),
+///            (Some("/app"), Some("allow"), Some("mode_balanced")));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn push_record_with(
+    out: &mut Vec<u8>,
+    command: &str,
+    label: Option<&Label>,
+    error: Option<BadLine<'_>>,
+    extra: RecordExtra<'_>,
 ) {
     // The same keys and rules as `Label::metadata`, read straight from the
     // label. The opening brace and the blast radius, and the safety label
@@ -76,6 +112,12 @@ pub fn push_record(
         field(out, b"\"category\":", v);
     }
     field(out, b"\"command\":", command);
+    if let Some(cwd) = extra.cwd {
+        field(out, b"\"cwd\":", cwd);
+    }
+    if let Some((decision, _)) = extra.decision {
+        field(out, b"\"decision\":", decision.as_str());
+    }
     if let Some(bad) = error {
         field(out, b"\"error\":", bad.message);
         if let Some(file) = bad.file {
@@ -87,9 +129,22 @@ pub fn push_record(
     if let Some(v) = md.and_then(|m| m.2) {
         field(out, b"\"reason\":", v);
     }
+    let source = extra.decision.map(|(_, source)| source);
     match md {
-        Some((.., class)) => out.extend_from_slice(label_closing(class)),
+        Some((.., class)) if source.is_none() => out.extend_from_slice(label_closing(class)),
+        Some((.., class)) => {
+            // The closing without its `}\n`, then the source.
+            let closing = label_closing(class);
+            out.extend_from_slice(&closing[..closing.len() - 2]);
+            out.push(b',');
+            field(out, b"\"source\":", source.unwrap_or_default());
+            out.pop();
+            out.extend_from_slice(b"}\n");
+        }
         None => {
+            if let Some(source) = source {
+                field(out, b"\"source\":", source);
+            }
             // Every field ends with a comma; the last one's becomes the
             // brace.
             out.pop();

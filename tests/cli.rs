@@ -2,6 +2,8 @@
 
 use std::process::Output;
 
+use serde_json::Value;
+
 use crate::util;
 
 fn toolgate(args: &[&str], stdin: Option<&str>) -> Output {
@@ -359,4 +361,135 @@ fn explain_shows_commands_matches_and_verdict() {
         spec.starts_with("git status (git-read) specs/git.toml:"),
         "{spec}"
     );
+}
+
+#[test]
+fn classify_and_explain_take_the_working_directory() {
+    let label = |args: &[&str]| {
+        let o = toolgate(args, None);
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+        let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap_or_default();
+        v["safety_label"].as_str().unwrap_or("?").to_string()
+    };
+    assert_eq!(
+        label(&["classify", "--cwd", "/app", "cat /app/src/main.py"]),
+        "safe"
+    );
+    assert_eq!(label(&["classify", "cat /app/src/main.py"]), "unknown");
+    assert_eq!(
+        label(&["classify", "--cwd", "/app", "cat /app/../etc/hosts"]),
+        "unknown"
+    );
+    assert_eq!(
+        label(&["classify", "--cwd", "/app", "cat /application/x"]),
+        "unknown"
+    );
+    // `git -C DIR` is refused even inside: a bare repository committed
+    // there brings its own config, which can name programs to run.
+    assert_eq!(
+        label(&["classify", "--cwd", "/app", "git -C /app/lib status"]),
+        "unknown"
+    );
+    assert_eq!(
+        label(&["classify", "--cwd", "/app", "git -C /tmp status"]),
+        "unknown"
+    );
+    let o = toolgate(&["classify", "--cwd", "app", "ls"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("absolute path"));
+    let o = toolgate(&["explain", "--cwd", "/app", "ls /app && git status"], None);
+    let text = stdout(&o);
+    assert!(text.contains("cwd:     /app"), "{text}");
+    assert!(text.contains("every part safe"), "{text}");
+    let o = toolgate(&["explain", "ls /app && git status"], None);
+    assert!(!stdout(&o).contains("every part safe"));
+}
+
+#[test]
+fn scan_decides_with_each_lines_working_directory() {
+    let input = concat!(
+        "{\"command\": \"cat /app/a.py\", \"cwd\": \"/app\"}\n",
+        "{\"command\": \"cat /app/a.py\"}\n",
+        "{\"command\": \"ls && git status\", \"cwd\": \"/app\"}\n",
+        "{\"command\": \"rm -rf build\"}\n",
+        "{\"command\": \"ls\", \"cwd\": \"app\"}\n",
+    );
+    let o = toolgate(
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "--decide",
+            "--mode",
+            "balanced",
+            "--compound",
+            "every-part-safe",
+        ],
+        Some(input),
+    );
+    let rows: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_default())
+        .collect();
+    let got: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["safety_label"].as_str().unwrap_or("-"),
+                r["decision"].as_str().unwrap_or("-"),
+                r["source"].as_str().unwrap_or("-"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("safe", "allow", "mode_balanced"),
+            ("unknown", "ask", "mode_balanced"),
+            ("unknown", "allow", "compound_every_part_safe"),
+            ("destructive", "ask", "mode_balanced"),
+            ("-", "-", "-"),
+        ]
+    );
+    assert_eq!(rows[0]["cwd"], "/app");
+    assert!(rows[1].get("cwd").is_none());
+    assert_eq!(rows[4]["error"], "`cwd` `app` is not an absolute path");
+    // The same lines under the default compound policy, as a summary.
+    let o = toolgate(
+        &[
+            "scan",
+            "--input",
+            "jsonl",
+            "--decide",
+            "--mode",
+            "restricted",
+            "--format",
+            "summary",
+        ],
+        Some(input),
+    );
+    let text = stdout(&o);
+    assert!(
+        text.contains("decision:\n  allow: 1 (20.0%)\n  ask: 0 (0.0%)\n  deny: 3 (60.0%)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("decided by:\n  mode_restricted: 4 (80.0%)"),
+        "{text}"
+    );
+    // Plain lines take --cwd; without --decide no decision is written.
+    let o = toolgate(&["scan", "--cwd", "/app"], Some("cat /app/a.py\n"));
+    let v: Value = serde_json::from_str(stdout(&o).trim()).unwrap_or_default();
+    assert_eq!(
+        (v["safety_label"].as_str(), v.get("decision")),
+        (Some("safe"), None)
+    );
+    // A mistyped mode is an error here, not a silent strict.
+    let o = toolgate(&["scan", "--decide", "--mode", "balancd"], Some("ls\n"));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown mode `balancd`"));
+    let o = toolgate(&["scan", "--decide", "--compound", "yes"], Some("ls\n"));
+    assert_eq!(o.status.code(), Some(2));
+    let o = toolgate(&["scan", "--mode", "balanced"], Some("ls\n"));
+    assert_eq!(o.status.code(), Some(2), "--mode without --decide");
 }

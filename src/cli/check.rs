@@ -1,7 +1,8 @@
 //! `toolgate check`: labelled expectations for CI.
 //!
 //! Each line is `{"command": …, "expect": "safe"|"destructive"|"unknown"|
-//! "not_safe"|"not_destructive", "blast_radius"?: …, "category"?: …}`. Every
+//! "not_safe"|"not_destructive", "blast_radius"?: …, "category"?: …, "cwd"?:
+//! "/abs/dir"}` (`cwd`: the working directory it is classified in). Every
 //! failure is printed with the label it got and why; the last line counts
 //! passes and failures.
 
@@ -19,6 +20,7 @@ struct Expectation {
     expect: String,
     blast_radius: Option<String>,
     category: Option<String>,
+    cwd: Option<String>,
 }
 
 fn parse_line(v: &Value) -> Result<Expectation, String> {
@@ -33,11 +35,16 @@ fn parse_line(v: &Value) -> Result<Expectation, String> {
             "`expect` is {expect:?}; use safe, destructive, unknown, not_safe or not_destructive"
         ));
     }
+    let cwd = field("cwd");
+    if let Some(c) = cwd.as_deref().filter(|c| !c.starts_with('/')) {
+        return Err(format!("`cwd` is {c:?}; give an absolute path"));
+    }
     Ok(Expectation {
         command,
         expect,
         blast_radius: field("blast_radius"),
         category: field("category"),
+        cwd,
     })
 }
 
@@ -67,7 +74,10 @@ pub fn run(
                     continue;
                 }
             };
-            let a = classifier.analyze(&e.command);
+            let ctx = toolgate::Context {
+                cwd: e.cwd.as_deref(),
+            };
+            let a = classifier.analyze_in(&e.command, &ctx);
             let got = &a.label;
             let class_ok = match e.expect.as_str() {
                 "not_safe" => got.class != Class::Safe,

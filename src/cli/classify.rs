@@ -54,6 +54,7 @@ pub fn run(
     classifier: &Classifier,
     format: Format,
     words: &[String],
+    ctx: &toolgate::Context<'_>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let command = if words.len() == 1 && words[0] == "-" {
@@ -67,7 +68,7 @@ pub fn run(
     } else {
         words.join(" ")
     };
-    let label = classifier.classify(&command);
+    let label = classifier.classify_in(&command, ctx);
     match format {
         Format::Json => writeln!(out, "{}", label_json(&label))?,
         Format::Text => writeln!(out, "{}", label_text(&label))?,

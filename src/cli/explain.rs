@@ -11,9 +11,10 @@ pub fn run(
     classifier: &Classifier,
     format: Format,
     command: &str,
+    ctx: &toolgate::Context<'_>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let a = classifier.analyze(command);
+    let a = classifier.analyze_in(command, ctx);
     if format == Format::Json {
         serde_json::to_writer_pretty(&mut *out, &a)?;
         writeln!(out)?;
@@ -21,6 +22,9 @@ pub fn run(
     }
     writeln!(out, "command: {command}")?;
     writeln!(out, "label:   {}", super::classify::label_text(&a.label))?;
+    if let Some(cwd) = ctx.cwd {
+        writeln!(out, "cwd:     {cwd}")?;
+    }
     writeln!(out)?;
     writeln!(out, "commands found ({}):", a.commands.len())?;
     for (i, c) in a.commands.iter().enumerate() {
@@ -86,6 +90,13 @@ pub fn run(
     }
     for why in &a.not_safe {
         writeln!(out, "  not safe: {why}")?;
+    }
+    if a.every_part_safe {
+        writeln!(
+            out,
+            "  every part safe: each command of this list or pipeline is safe on its own \
+             (a gate with compound = every-part-safe lets it through)"
+        )?;
     }
     Ok(())
 }

@@ -53,6 +53,10 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Json)]
         format: Format,
+        /// The working directory the command runs in (absolute): absolute
+        /// paths below it are then inside, as relative ones are.
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<String>,
         /// The command, as one argument or several.
         #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
         command: Vec<String>,
@@ -81,6 +85,9 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
+        /// The working directory the command runs in (absolute).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<String>,
         /// The command, as one argument or several.
         #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
         command: Vec<String>,
@@ -206,16 +213,36 @@ fn unreachable_hook() -> anyhow::Result<bool> {
 fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
     let classifier = classify::load(args.taxonomy.as_deref())?;
     match args.command {
-        Command::Classify { format, command } => {
-            classify::run(classifier, format, &command, out).map(|()| true)
+        Command::Classify {
+            format,
+            cwd,
+            command,
+        } => {
+            let ctx = context(cwd.as_deref())?;
+            classify::run(classifier, format, &command, &ctx, out).map(|()| true)
         }
         Command::Scan(Deferred(scan_args)) => {
             scan::run(classifier, scan_args, out).map(|failed| !failed)
         }
         Command::Check { files } => check::run(classifier, &files, out),
-        Command::Explain { format, command } => {
-            explain::run(classifier, format, &command.join(" "), out).map(|()| true)
+        Command::Explain {
+            format,
+            cwd,
+            command,
+        } => {
+            let ctx = context(cwd.as_deref())?;
+            explain::run(classifier, format, &command.join(" "), &ctx, out).map(|()| true)
         }
         Command::Hook(_) | Command::Profile(_) | Command::Action(_) => unreachable_hook(),
+    }
+}
+
+/// The classification context a `--cwd` flag gives.
+fn context(cwd: Option<&str>) -> anyhow::Result<toolgate::Context<'_>> {
+    match cwd {
+        Some(dir) if !dir.starts_with('/') => anyhow::bail!(
+            "--cwd `{dir}`: give the working directory as an absolute path (for example `--cwd \"$PWD\"`)"
+        ),
+        cwd => Ok(toolgate::Context { cwd }),
     }
 }

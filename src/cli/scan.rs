@@ -20,7 +20,9 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use toolgate::report::BadLine;
+use toolgate::gate::{CompoundPolicy, Decision, Gate, GateConfig};
+use toolgate::hook::HookConfig;
+use toolgate::report::{BadLine, RecordExtra};
 use toolgate::{BlastRadius, Class, Classifier, Label};
 
 /// How input lines are read.
@@ -28,7 +30,8 @@ use toolgate::{BlastRadius, Class, Classifier, Label};
 pub enum InputFormat {
     /// One command per line.
     Lines,
-    /// One JSON object per line with a `command` field.
+    /// One JSON object per line with a `command` field (and an optional
+    /// absolute `cwd`).
     Jsonl,
 }
 
@@ -74,6 +77,28 @@ pub struct ScanArgs {
     /// Lines per task.
     #[arg(long, default_value_t = 512, hide = true)]
     pub chunk: usize,
+    /// The working directory the commands run in (absolute); a JSONL
+    /// line's own `cwd` takes its place.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<String>,
+    /// Also decide each command as the hook would, under `--mode`,
+    /// `--profile`, `--config` and `--compound`: records get `decision`
+    /// and `source`, the summary counts decisions.
+    #[arg(long)]
+    pub decide: bool,
+    /// With --decide: strict, balanced, restricted or autonomous.
+    #[arg(long, requires = "decide")]
+    pub mode: Option<String>,
+    /// With --decide: a profile that decides instead of the mode.
+    #[arg(long, requires = "decide")]
+    pub profile: Option<String>,
+    /// With --decide: a hook configuration file (mode, rules, hints,
+    /// compound).
+    #[arg(long, requires = "decide", value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// With --decide: refuse (default) or every-part-safe.
+    #[arg(long, requires = "decide")]
+    pub compound: Option<String>,
 }
 
 /// What a thread learnt from a task, in input order.
@@ -100,7 +125,12 @@ struct Summary {
     by_radius: [u64; RADII.len()],
     by_category: HashMap<String, u64>,
     unknown_words: HashMap<String, u64>,
+    /// Decisions, with `--decide`.
+    by_decision: [u64; DECISIONS.len()],
+    by_source: HashMap<String, u64>,
 }
+
+const DECISIONS: [Decision; 3] = [Decision::Allow, Decision::Ask, Decision::Deny];
 
 const CLASSES: [Class; 3] = [Class::Safe, Class::Destructive, Class::Unknown];
 const RADII: [BlastRadius; 5] = [
@@ -135,6 +165,13 @@ impl Summary {
         }
     }
 
+    fn add_decision(&mut self, decision: Decision, source: &str) {
+        if let Some(i) = DECISIONS.iter().position(|d| *d == decision) {
+            self.by_decision[i] += 1;
+        }
+        bump(&mut self.by_source, source);
+    }
+
     fn add_bad(&mut self) {
         self.total += 1;
         self.bad += 1;
@@ -155,6 +192,12 @@ impl Summary {
         }
         for (k, n) in other.unknown_words {
             *self.unknown_words.entry(k).or_default() += n;
+        }
+        for (a, b) in self.by_decision.iter_mut().zip(other.by_decision) {
+            *a += b;
+        }
+        for (k, n) in other.by_source {
+            *self.by_source.entry(k).or_default() += n;
         }
     }
 
@@ -220,6 +263,21 @@ impl Summary {
             .map(|(r, n)| (r.as_str().to_string(), n))
             .collect();
         section(out, "blast radius", radii)?;
+        if !self.by_source.is_empty() {
+            let decisions = DECISIONS
+                .iter()
+                .zip(self.by_decision)
+                .map(|(d, n)| (d.as_str().to_string(), n))
+                .collect();
+            section(out, "decision", decisions)?;
+            let mut sources: Vec<(String, u64)> = self
+                .by_source
+                .iter()
+                .map(|(k, n)| (k.clone(), *n))
+                .collect();
+            sources.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            section(out, "decided by", sources)?;
+        }
         let mut cats: Vec<(String, u64)> = self
             .by_category
             .iter()
@@ -397,6 +455,10 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
 /// What a thread needs besides the lines.
 struct Job<'a> {
     classifier: &'a Classifier,
+    /// The gate deciding each command, with `--decide`.
+    gate: Option<Gate<'a>>,
+    /// The working directory of lines that give none.
+    cwd: Option<&'a str>,
     /// The inputs' names (`None` for standard input), by index.
     names: &'a [Option<String>],
     input: InputFormat,
@@ -443,7 +505,11 @@ impl Job<'_> {
                     },
                 },
                 InputFormat::Jsonl => match command_field(raw) {
-                    Ok(c) => (Cow::Owned(c), false),
+                    Ok((c, cwd)) => {
+                        let cwd = cwd.as_deref().or(self.cwd);
+                        self.command(&mut part, at, &c, cwd, false);
+                        continue;
+                    }
                     Err(message) => {
                         part.summary.add_bad();
                         if self.format == ScanFormat::Jsonl {
@@ -455,7 +521,7 @@ impl Job<'_> {
                     }
                 },
             };
-            self.command(&mut part, at, &text, lossy);
+            self.command(&mut part, at, &text, self.cwd, lossy);
         }
         part
     }
@@ -469,11 +535,12 @@ impl Job<'_> {
         }
     }
 
-    fn command(&self, part: &mut Part, at: LineAt, text: &str, lossy: bool) {
+    fn command(&self, part: &mut Part, at: LineAt, text: &str, cwd: Option<&str>, lossy: bool) {
         const LOSSY: &str = "invalid UTF-8 (read lossily)";
         let summary = self.format != ScanFormat::Jsonl;
+        let ctx = toolgate::Context { cwd };
         let (mut label, unknown_word) = if summary {
-            let a = self.classifier.analyze(text);
+            let a = self.classifier.analyze_in(text, &ctx);
             let word = (a.label.class == Class::Unknown)
                 .then(|| {
                     a.commands
@@ -484,8 +551,22 @@ impl Job<'_> {
             (a.label, word)
         } else {
             // JSONL shows no reason for an unknown label: none is built.
-            (self.classifier.classify_terse(text), None)
+            (self.classifier.classify_terse_in(text, &ctx), None)
         };
+        let verdict = self.gate.as_ref().map(|gate| {
+            let call = serde_json::json!({ "command": text });
+            let v = gate.decide_in(SCAN_TOOL, &call, None, &ctx);
+            // Bytes that are not what was read are never let through on
+            // what was read.
+            if lossy && v.decision == Decision::Allow {
+                (Decision::Ask, "fail_closed".to_string())
+            } else {
+                (v.decision, v.source)
+            }
+        });
+        if let Some((decision, source)) = &verdict {
+            part.summary.add_decision(*decision, source);
+        }
         if lossy && label.class == Class::Safe {
             label = Label::unknown("the command is not valid UTF-8");
         }
@@ -496,24 +577,76 @@ impl Job<'_> {
             .add(&label, lossy, summary.then_some(unknown_word.as_deref()));
         if !summary {
             let error = lossy.then(|| self.bad_line(at, LOSSY));
-            toolgate::report::push_record(&mut part.out, text, Some(&label), error);
+            let extra = RecordExtra {
+                cwd,
+                decision: verdict.as_ref().map(|(d, s)| (*d, s.as_str())),
+            };
+            toolgate::report::push_record_with(&mut part.out, text, Some(&label), error, extra);
         }
     }
 }
 
-/// The `command` field of one `--input jsonl` line.
-fn command_field(raw: &[u8]) -> Result<String, String> {
+/// The tool name a scanned command is decided as: the shell tool.
+const SCAN_TOOL: &str = "shell";
+
+/// The `command` and optional `cwd` fields of one `--input jsonl` line.
+fn command_field(raw: &[u8]) -> Result<(String, Option<String>), String> {
     #[derive(serde::Deserialize)]
     struct Line {
         command: Option<Value>,
+        cwd: Option<Value>,
     }
-    match serde_json::from_slice::<Line>(raw) {
-        Ok(Line {
-            command: Some(Value::String(c)),
-        }) => Ok(c),
-        Ok(_) => Err("no string `command` field".into()),
-        Err(e) => Err(format!("invalid JSON: {e}")),
+    let line = serde_json::from_slice::<Line>(raw).map_err(|e| format!("invalid JSON: {e}"))?;
+    let Some(Value::String(command)) = line.command else {
+        return Err("no string `command` field".into());
+    };
+    let cwd = match line.cwd {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if c.starts_with('/') => Some(c),
+        Some(Value::String(c)) => {
+            return Err(format!("`cwd` `{c}` is not an absolute path"));
+        }
+        Some(_) => return Err("`cwd` is not a string".into()),
+    };
+    Ok((command, cwd))
+}
+
+/// The gate `--decide` asks, from `--mode`, `--profile`, `--config` and
+/// `--compound`. Unlike the hook, which answers fail-closed, a mistyped
+/// name here is an error.
+fn scan_gate<'c>(classifier: &'c Classifier, args: &ScanArgs) -> anyhow::Result<Gate<'c>> {
+    let compound = args
+        .compound
+        .as_deref()
+        .map(str::parse::<CompoundPolicy>)
+        .transpose()
+        .context("--compound")?;
+    let config = match &args.config {
+        None => GateConfig {
+            mode: args.mode.clone(),
+            profile: args.profile.clone(),
+            compound: compound.unwrap_or_default(),
+            ..GateConfig::default()
+        },
+        Some(path) => {
+            let name = path.display().to_string();
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
+            HookConfig::parse(&name, &text)?.gate_config(
+                &name,
+                args.mode.clone(),
+                args.profile.clone(),
+                compound,
+            )?
+        }
+    };
+    let gate = Gate::new(classifier, config);
+    if let Some(bad) = gate.unrecognised() {
+        anyhow::bail!(
+            "unknown {bad}: use strict, balanced, restricted or autonomous, or a profile \
+             from `toolgate profile list`"
+        );
     }
+    Ok(gate)
 }
 
 /// Finished tasks a scan may hold per thread while they wait for an earlier
@@ -758,8 +891,17 @@ pub fn run(
         bytes_read: 0,
         failure: None,
     };
+    if let Some(dir) = args.cwd.as_deref().filter(|d| !d.starts_with('/')) {
+        anyhow::bail!("--cwd `{dir}`: give the working directory as an absolute path");
+    }
+    let gate = args
+        .decide
+        .then(|| scan_gate(classifier, &args))
+        .transpose()?;
     let job = Job {
         classifier,
+        gate,
+        cwd: args.cwd.as_deref(),
         names: &names,
         input: args.input,
         format,
