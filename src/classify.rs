@@ -591,7 +591,9 @@ impl<'c, 's> Walk<'c, 's> {
             return;
         }
         self.span = (depth == 0 && !cmd.in_substitution).then_some([cmd.span.start, cmd.span.end]);
-        if cmd.words.iter().any(|w| !w.literal) {
+        // Globs are judged by the command's spec, which knows where a file
+        // name may stand; every other expansion rules safe out here.
+        if cmd.words.iter().any(|w| !w.literal && !w.glob) {
             self.refuse_safe("a word is expanded by the shell at run time");
         }
         if let Some(fed) = &cmd.stdin {
@@ -736,15 +738,32 @@ impl<'c, 's> Walk<'c, 's> {
                     )
                 });
             }
+            // git reads the config of the repository it finds where it
+            // runs: after `cd` into a directory that could be a bare
+            // repository committed to the project, that config (a pager,
+            // an fsmonitor, a diff driver) can name programs.
+            if part_top && self.parts.moved && name == "git" {
+                self.parts.refused = true;
+                if self.explain {
+                    self.refuse_safe(
+                        "git after `cd` into a subdirectory: a bare repository there brings its own config, which can name programs",
+                    );
+                }
+            }
             let wanted = self.explain || may_be_safe || part_may_be_safe;
             if let (Some(spec), Some(words), true) = (spec, written, wanted) {
                 let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+                let globs: Vec<&str> = words
+                    .iter()
+                    .filter(|w| w.glob)
+                    .map(|w| w.text.as_str())
+                    .collect();
                 // (A word that is not a plain name, `./ls`, is refused by
                 // the full check, with its reason.)
                 let verdict = if plain {
-                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &self.ctx)
+                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &globs, &self.ctx)
                 } else {
-                    crate::spec::check(&tax.specs, &texts, &self.ctx)
+                    crate::spec::check(&tax.specs, &texts, &globs, &self.ctx)
                 };
                 match verdict {
                     Ok(v) => {
@@ -760,6 +779,7 @@ impl<'c, 's> Walk<'c, 's> {
                         }
                         if part_top {
                             self.parts.safe = true;
+                            self.part_moves(&name, &texts[1..]);
                         }
                     }
                     Err(refusal) if part_reasons => self.refuse_safe_with(|| refusal.to_string()),
@@ -853,6 +873,18 @@ impl<'c, 's> Walk<'c, 's> {
         let strings = crate::normalize::shell_strings(lang, text);
         for s in strings {
             self.script(&s, depth + 1, Some(&format!("{lang} code")));
+        }
+    }
+
+    /// Notes a part that moves the shell somewhere other than the working
+    /// directory (`cd src`), which later parts then run in.
+    fn part_moves(&mut self, name: &str, args: &[&str]) {
+        if name == "cd"
+            && !args
+                .iter()
+                .all(|a| crate::spec::paths::is_cwd(a, &self.ctx))
+        {
+            self.parts.moved = true;
         }
     }
 
@@ -981,6 +1013,9 @@ struct Parts {
     invocations: usize,
     /// A spec explained the current part's words.
     safe: bool,
+    /// An earlier part moved the shell out of the working directory into
+    /// one of its subdirectories.
+    moved: bool,
 }
 
 impl Parts {

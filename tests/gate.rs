@@ -318,3 +318,46 @@ fn compound_parts_are_judged_in_the_call_working_directory() {
         Decision::Ask
     );
 }
+
+#[test]
+fn compound_directory_changes_and_globs() {
+    let every = compound_gate("balanced", CompoundPolicy::EveryPartSafe);
+    let here = toolgate::Context {
+        cwd: Some("/testbed"),
+    };
+    let decide = |cmd: &str| {
+        every
+            .decide_in("Bash", &json!({ "command": cmd }), None, &here)
+            .decision
+    };
+    for cmd in [
+        "cd /testbed && git diff",
+        "cd /testbed && git log --oneline -5",
+        "cd src && ls -la && wc -l ./*.py",
+        "cd . && git status",
+        "wc -l django/db/models/*.py | tail -1",
+        "cd /testbed/src && cat ./*.py | head",
+    ] {
+        assert_eq!(decide(cmd), Decision::Allow, "{cmd}");
+    }
+    // git in a subdirectory could find a bare repository committed there;
+    // hidden and outside directories; a glob that could be an option or a
+    // secret; cd with no directory goes home.
+    for cmd in [
+        "cd src && git log",
+        "cd src; cd /testbed; git status",
+        "cd .git && cat config",
+        "cd /testbed/.git && cat config",
+        "cd /etc && cat hosts",
+        "cd && cat .bashrc",
+        "cd - && ls",
+        "cd .. && ls",
+        "cd src && cat ../.env",
+        "ls -la *.sh",
+        "cat logs/*.txt | head",
+        "cat src/*/x.py",
+        "grep -rn foo src/*.py",
+    ] {
+        assert_ne!(decide(cmd), Decision::Allow, "{cmd}");
+    }
+}

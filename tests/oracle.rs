@@ -16,8 +16,10 @@
 //!   file-system change, foreign program, network use, secret file opened
 //!   and secret printed.
 //!
-//! Only commands the embedded classifier labels safe are run
-//! ([`sandbox::Tree::run_safe`] refuses any other label). The self-test
+//! Only commands the embedded classifier labels safe are run, and lists
+//! and pipelines whose every part it finds safe (which a gate with
+//! `compound = every-part-safe` lets through): [`sandbox::Tree::run_safe`]
+//! refuses anything else. The self-test
 //! [`oracle_catches_misbehaviour`] is the one exception: it runs a fixed
 //! list of bad fixtures to prove the judge can fail.
 //!
@@ -46,7 +48,39 @@ use sandbox::{Sandbox, Tools};
 /// and every spec's options tried one by one (by each name, abbreviated,
 /// bundled, with values attached and apart).
 fn extra_cases() -> Vec<String> {
-    toolgate::spec::embedded_oracle_cases()
+    let mut cases = toolgate::spec::embedded_oracle_cases();
+    cases.extend(compound_cases(&cases));
+    cases
+}
+
+/// Lists and pipelines of safe commands, as agents chain them: every
+/// seventh spec example joined to the next two by each operator a gate
+/// with `compound = every-part-safe` accepts.
+fn compound_cases(singles: &[String]) -> Vec<String> {
+    const OPERATORS: [&str; 6] = [" && ", " | ", "; ", " || ", " |& ", "\n"];
+    let classifier = classifier();
+    let safe: Vec<&String> = singles
+        .iter()
+        .filter(|c| !c.contains('\n') && classifier.classify(c).class == Class::Safe)
+        .collect();
+    let mut out = Vec::new();
+    for (n, group) in safe.chunks(3).enumerate().filter(|(n, _)| n % 7 == 0) {
+        let op = OPERATORS[(n / 7) % OPERATORS.len()];
+        let parts: Vec<&str> = group.iter().map(|s| s.as_str()).collect();
+        out.push(parts.join(op));
+    }
+    // A directory change, then reads there.
+    out.extend(
+        [
+            "cd src && ls -la && cat main.rs | head -3",
+            "cd src; wc -l *.rs",
+            "ls 2>/dev/null; cat src/*.rs | grep -n fn",
+            "grep -n main src/*.rs || true",
+            "nl -ba src/main.rs | sed -n '1,5p'",
+        ]
+        .map(String::from),
+    );
+    out
 }
 
 /// How many commands of each service reader (aws, kubectl, docker …) run.
@@ -70,8 +104,11 @@ fn safe_commands_behave_in_the_sandbox() {
     let jobs: Vec<Job> = candidates
         .iter()
         .filter_map(|c| {
-            let label = classifier.classify(c);
-            (label.class == Class::Safe).then(|| Job {
+            let assessed = classifier.assess_in(c, &toolgate::Context::default());
+            let label = assessed.label;
+            let runs = label.class == Class::Safe || assessed.every_part_safe;
+            runs.then(|| Job {
+                every_part_safe: assessed.every_part_safe,
                 programs: programs(classifier, c),
                 service: service(classifier, c),
                 command: c.clone(),
@@ -213,6 +250,8 @@ fn oracle_catches_misbehaviour() {
 struct Job {
     command: String,
     label: Label,
+    /// A list or pipeline whose every part is safe (its label is unknown).
+    every_part_safe: bool,
     programs: BTreeSet<String>,
     /// The service its spec says it reads through, which it may connect
     /// to.
@@ -245,7 +284,7 @@ fn run_all(sandbox: &Sandbox, jobs: &[Job]) -> Vec<Outcome> {
                         let Some(job) = jobs.get(index) else {
                             return done;
                         };
-                        let run = tree.run_safe(&job.command, &job.label);
+                        let run = tree.run_safe(&job.command, &job.label, job.every_part_safe);
                         done.push(Outcome {
                             index,
                             command: job.command.clone(),

@@ -22,6 +22,11 @@ pub struct Word {
     /// True when the shell cannot change the word: no parameter expansion,
     /// command or process substitution, arithmetic, glob or brace expansion.
     pub literal: bool,
+    /// True when the shell's only change to the word is pathname expansion
+    /// of unquoted `*`, `?` or `[…]` (the word is then not `literal`): no
+    /// parameter, command, brace or extended-glob expansion. Every one of
+    /// those characters in `text` is read as a wildcard, quoted or not.
+    pub glob: bool,
     /// True when some part of the word was quoted or escaped.
     pub quoted: bool,
     /// True when the word contains a command or process substitution.
@@ -37,6 +42,7 @@ impl Word {
         Word {
             text: text.into(),
             literal: true,
+            glob: false,
             quoted: false,
             substitution: false,
             span: 0..0,

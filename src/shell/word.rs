@@ -11,6 +11,8 @@ use super::syntax::{Limit, Word};
 pub(super) struct WordBuf {
     bytes: Vec<u8>,
     literal: bool,
+    /// An unquoted `*`, `?` or `[…]` was read.
+    glob: bool,
     quoted: bool,
     substitution: bool,
     start: usize,
@@ -36,6 +38,7 @@ impl WordBuf {
         WordBuf {
             bytes,
             literal: true,
+            glob: false,
             quoted: false,
             substitution: false,
             start,
@@ -57,7 +60,8 @@ impl WordBuf {
         }
         let word = Word {
             text: CompactString::from_utf8_lossy(&self.bytes),
-            literal: self.literal,
+            literal: self.literal && !self.glob,
+            glob: self.glob && self.literal,
             quoted: self.quoted,
             substitution: self.substitution,
             span: self.start..end,
@@ -189,7 +193,7 @@ impl Parser<'_> {
                     self.read_balanced_parens(&mut w);
                 }
                 b'*' | b'?' => {
-                    w.literal = false;
+                    w.glob = true;
                     w.bytes.push(b);
                     self.pos += 1;
                 }
@@ -197,7 +201,7 @@ impl Parser<'_> {
                     let rest = &self.src[self.pos + 1..];
                     let end = rest.iter().position(|&c| is_meta(c)).unwrap_or(rest.len());
                     if rest[..end].contains(&b']') {
-                        w.literal = false;
+                        w.glob = true;
                     }
                     w.bytes.push(b);
                     self.pos += 1;

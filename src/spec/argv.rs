@@ -18,6 +18,9 @@ use super::Specs;
 use crate::normalize::command_name;
 use crate::shell::Word;
 
+/// The characters that make a word a glob.
+const GLOB_CHARS: [char; 3] = ['*', '?', '['];
+
 /// How many wrappers deep (`nice timeout 5 ls`) a safe command may be.
 const MAX_DEPTH: usize = 8;
 
@@ -58,10 +61,17 @@ impl fmt::Display for Refusal {
     }
 }
 
-/// Checks a simple command's words (command word first, all literal)
-/// against the specs.
-pub fn check<'s>(specs: &'s Specs, words: &[&str], ctx: &Context) -> Result<Verdict<'s>, Refusal> {
-    Reader::new(specs, ctx).command(words, 0)
+/// Checks a simple command's words (command word first) against the
+/// specs. Every word is literal, but for those in `globs`, which the shell
+/// expands to file names (see [`paths::check_glob`] for where one may
+/// stand).
+pub fn check<'s>(
+    specs: &'s Specs,
+    words: &[&str],
+    globs: &[&str],
+    ctx: &Context,
+) -> Result<Verdict<'s>, Refusal> {
+    Reader::new(specs, ctx, globs).command(words, 0)
 }
 
 /// [`check`] for a command whose plain name (`name`, from its command word)
@@ -72,9 +82,10 @@ pub fn check_args<'s>(
     spec: &'s Spec<'static>,
     name: &str,
     args: &[&str],
+    globs: &[&str],
     ctx: &Context,
 ) -> Result<Verdict<'s>, Refusal> {
-    Reader::new(specs, ctx).spec(spec, name, args, 0)
+    Reader::new(specs, ctx, globs).spec(spec, name, args, 0)
 }
 
 /// Whether `name args…` only asks for help or a version, as its spec says
@@ -114,6 +125,9 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
 struct Reader<'s, 'c> {
     specs: &'s Specs,
     ctx: &'c Context<'c>,
+    /// The words the shell expands as globs (by text: a literal word with
+    /// the same text is held to the same rules).
+    globs: &'c [&'c str],
     /// Every option given so far, by the name it resolved to, across
     /// subcommands (for `requires`).
     given: std::cell::RefCell<Vec<&'s str>>,
@@ -137,10 +151,11 @@ struct Seen<'w> {
 }
 
 impl<'s, 'c> Reader<'s, 'c> {
-    fn new(specs: &'s Specs, ctx: &'c Context<'c>) -> Reader<'s, 'c> {
+    fn new(specs: &'s Specs, ctx: &'c Context<'c>, globs: &'c [&'c str]) -> Reader<'s, 'c> {
         Reader {
             specs,
             ctx,
+            globs,
             given: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -151,6 +166,12 @@ impl<'s, 'c> Reader<'s, 'c> {
         };
         if depth > MAX_DEPTH {
             return Err(Refusal::new(first, "wrappers nested too deep"));
+        }
+        if self.is_glob(first) {
+            return Err(Refusal::new(
+                first,
+                "a command name the shell expands as a glob",
+            ));
         }
         let word = Word::literal(first);
         let (name, plain) = command_name(&word);
@@ -210,6 +231,9 @@ impl<'s, 'c> Reader<'s, 'c> {
             let option = !seen.ended && w.len() > 1 && w.starts_with('-');
             if !option && !spec.operators.iter().any(|o| o == w) || seen.ended {
                 if spec.subcommands && seen.operands.is_empty() {
+                    if self.is_glob(w) {
+                        return Err(Refusal::new(w, "a subcommand the shell expands as a glob"));
+                    }
                     if seen.dashdash {
                         return Err(Refusal::new(w, "a subcommand after `--`"));
                     }
@@ -385,6 +409,22 @@ impl<'s, 'c> Reader<'s, 'c> {
         seen: &mut Seen,
     ) -> Result<usize, Refusal> {
         self.effect(opt, word, resolved)?;
+        if self.is_glob(word) {
+            // `--include=*.py` expands, if at all, to words that all start
+            // `--include=`: the same option with other data. Anywhere
+            // else a glob could turn into other options.
+            let data = matches!(opt.role, Role::Text | Role::Pattern);
+            let attached_long = word.starts_with("--")
+                && word
+                    .split_once('=')
+                    .is_some_and(|(name, _)| !name.contains(GLOB_CHARS));
+            if !(data && attached_long && attached.is_some()) {
+                return Err(Refusal::new(
+                    word,
+                    "a glob in an option, which the shell could expand into other options",
+                ));
+            }
+        }
         note(opt, seen);
         self.given_all(opt);
         match opt.arity {
@@ -436,6 +476,12 @@ impl<'s, 'c> Reader<'s, 'c> {
     /// names no secret file, in case the tool opens what its spec calls
     /// text (`grep --include=.env` makes grep read every `.env` below).
     fn value(&self, role: Role, w: &str) -> Result<(), Refusal> {
+        if self.is_glob(w) {
+            return Err(Refusal::new(
+                w,
+                "an option's value the shell expands as a glob, perhaps into several words",
+            ));
+        }
         if role == Role::Text {
             let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
             if let Some(class) = paths::secret_file_class(&parts) {
@@ -484,6 +530,12 @@ impl<'s, 'c> Reader<'s, 'c> {
         let mut r = 0;
         let mut pattern_skipped = !seen.pattern;
         let mut files = 0;
+        if seen.operands.is_empty() && spec.operands.iter().any(|o| o.role == Role::Workdir) {
+            return Err(Refusal::new(
+                path,
+                "with no directory named it moves to the home directory, outside the working directory",
+            ));
+        }
         for &(w, after) in &seen.operands {
             if let (true, Some(role)) = (after, spec.after_dashdash) {
                 self.role(role, w, tree)?;
@@ -532,6 +584,34 @@ impl<'s, 'c> Reader<'s, 'c> {
             if matches!(op.role, Role::File | Role::Dir) {
                 files += 1;
             }
+            if self.is_glob(w) {
+                // Files it reads, any number of them, named by a glob that
+                // cannot expand to an option or a secret.
+                let files = matches!(op.role, Role::File | Role::Dir) && op.repeat == Repeat::Many;
+                if !files {
+                    return Err(Refusal::new(
+                        w,
+                        "a glob where the command takes a fixed number of words, which it could expand past",
+                    ));
+                }
+                if tree {
+                    return Err(Refusal::new(
+                        w,
+                        "a glob the command searches below, whose matches could be directories holding secrets",
+                    ));
+                }
+                if !after && w.starts_with(GLOB_CHARS) {
+                    return Err(Refusal::new(
+                        w,
+                        format!("a glob that could expand to a file named like an option (write `./{w}`, or put it after `--`)"),
+                    ));
+                }
+                paths::check_glob(w, self.ctx).map_err(|why| Refusal::new(w, why))?;
+                if op.repeat != Repeat::Many {
+                    r += 1;
+                }
+                continue;
+            }
             self.role(op.role, w, tree)?;
             if op.repeat != Repeat::Many {
                 r += 1;
@@ -552,8 +632,16 @@ impl<'s, 'c> Reader<'s, 'c> {
         Ok(())
     }
 
+    /// Whether the shell expands `w` as a glob.
+    fn is_glob(&self, w: &str) -> bool {
+        !self.globs.is_empty() && self.globs.contains(&w)
+    }
+
     fn role(&self, role: Role, w: &str, tree: bool) -> Result<(), Refusal> {
         let refuse = |why: String| Err(Refusal::new(w, why));
+        if self.is_glob(w) {
+            return refuse("a glob where the command takes one word of its own".into());
+        }
         match role {
             // Data; but a word that names a secret file is refused even
             // here, in case the real tool reads what its spec calls text.
@@ -595,6 +683,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::SedScript => content::sed_script(w).or_else(refuse),
             Role::GitFormat => content::git_format(w).or_else(refuse),
             Role::JqFilter => content::jq_filter(w).or_else(refuse),
+            Role::Workdir => paths::check_workdir(w, self.ctx).or_else(refuse),
         }
     }
 
@@ -921,7 +1010,7 @@ subcommand_help = ["--help"]
 
     fn verdict(specs: &Specs, line: &str) -> Result<bool, String> {
         let words: Vec<&str> = line.split(' ').collect();
-        check(specs, &words, &Context::default())
+        check(specs, &words, &[], &Context::default())
             .map(|v| v.help)
             .map_err(|r| r.to_string())
     }

@@ -16,7 +16,7 @@ fn sample(role: Role) -> &'static str {
         Role::Number => "1",
         Role::Pattern => "main",
         Role::File | Role::Pathspec => "file.txt",
-        Role::Dir => "src",
+        Role::Dir | Role::Workdir => "src",
         Role::Rev => "HEAD",
         Role::RevOrPath => "HEAD",
         Role::CommandName => "ls",

@@ -219,6 +219,11 @@ pub enum Role {
     /// A git `--format`/`--pretty` string: text, but no placeholder that
     /// verifies a signature (`%G?`, `%(signature)`), which runs gpg.
     GitFormat,
+    /// The directory the shell moves into (`cd DIR`), required: inside the
+    /// working directory and through no hidden directory, because the
+    /// relative paths of the commands after it start there, and the secret
+    /// checks see only their own components (`cd .git && cat config`).
+    Workdir,
 }
 
 /// What an option does beyond reading.
@@ -412,12 +417,13 @@ pub fn role_of(name: &str) -> Option<Role> {
         "pathspec" => Role::Pathspec,
         "plus-format" => Role::PlusFormat,
         "git-format" => Role::GitFormat,
+        "workdir" => Role::Workdir,
         _ => return None,
     })
 }
 
 /// The roles a spec may name, for error messages.
-pub const ROLES: &str = "text, number, pattern, file, dir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
+pub const ROLES: &str = "text, number, pattern, file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
 
 fn effect_of(name: &str) -> Option<Effect> {
     Some(match name {

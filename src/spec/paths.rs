@@ -100,6 +100,94 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks a directory the shell moves into: a path [`check`] allows, other
+/// than `-` (the previous directory, unknown here), that passes through no
+/// hidden directory. Later commands name files relative to it, and a
+/// secret such as `.git/config` is known by its directory.
+pub fn check_workdir(path: &str, ctx: &Context) -> Result<(), String> {
+    if path == "-" {
+        return Err("moves back to the previous directory, which is not known here".into());
+    }
+    check(path, ctx, false)?;
+    let parts = match (path.strip_prefix('/'), ctx.cwd) {
+        (Some(rest), Some(cwd)) => {
+            let abs = normalize(rest).unwrap_or_default();
+            let base = normalize(cwd.trim_start_matches('/')).unwrap_or_default();
+            abs.get(base.len()..)
+                .map(<[&str]>::to_vec)
+                .unwrap_or_default()
+        }
+        (Some(_), None) => {
+            return Err("an absolute path, and the working directory is not known".into())
+        }
+        (None, _) => normalize(path).unwrap_or_default(),
+    };
+    match parts.iter().find(|p| p.starts_with('.')) {
+        Some(hidden) => Err(format!(
+            "moves into the hidden directory `{hidden}`, where later commands could name its secrets by a short path"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks a glob naming files a command reads (`src/*.py`): wildcards only
+/// in the last component, which is no hidden name and ends in a literal
+/// source-file suffix (`.py`, `.rs`, `.md`, …) that no secret is named
+/// with, and a directory that [`check`] allows. Such a glob expands only
+/// to source files there (a leading `*` or `?` never matches a leading
+/// `.`). Whether it could expand to an option is the caller's question.
+pub fn check_glob(path: &str, ctx: &Context) -> Result<(), String> {
+    let wild = |s: &str| s.contains(['*', '?', '[']);
+    let (dir, name) = match path.rsplit_once('/') {
+        Some((dir, name)) => (dir, name),
+        None => ("", path),
+    };
+    if wild(dir) {
+        return Err(
+            "a glob with wildcards in a directory name, which could lead anywhere below".into(),
+        );
+    }
+    if name.starts_with('.') {
+        return Err("a glob of hidden files, where tools keep secrets".into());
+    }
+    let suffix = name.rfind('.').map(|dot| &name[dot..]);
+    match suffix {
+        Some(s) if !wild(s) && is_code_name(&s.to_ascii_lowercase()) => {}
+        _ => {
+            return Err(
+                "a glob that could match a secret's name (only globs of source files, such as `*.py`, are read)"
+                    .into(),
+            )
+        }
+    }
+    // Secrets known by their whole name (`wp-config.php`).
+    if let Some(secret) = SECRET_NAMES
+        .iter()
+        .chain(SECRET_DIRS)
+        .find(|s| glob_can_match(name.as_bytes(), s.as_bytes()))
+    {
+        return Err(format!("a glob that could match the secret `{secret}`"));
+    }
+    // The directory as written, with one stand-in name for what matches.
+    let probe = if dir.is_empty() && !path.starts_with('/') {
+        format!("x{}", suffix.unwrap_or_default())
+    } else {
+        format!("{dir}/x{}", suffix.unwrap_or_default())
+    };
+    check(&probe, ctx, false)
+}
+
+/// Whether a path names the working directory itself (`.`, `./`, or the
+/// absolute working directory), lexically.
+pub fn is_cwd(path: &str, ctx: &Context) -> bool {
+    match path.strip_prefix('/') {
+        Some(rest) => ctx.cwd.is_some_and(|cwd| {
+            normalize(rest).is_some_and(|abs| normalize(cwd.trim_start_matches('/')) == Some(abs))
+        }),
+        None => normalize(path).is_some_and(|rel| rel.is_empty()),
+    }
+}
+
 /// The components of a relative path with `.` and `..` resolved, or `None`
 /// when `..` climbs above its start.
 fn normalize(path: &str) -> Option<Vec<&str>> {
@@ -341,7 +429,37 @@ fn strip_backup(name: &str) -> &str {
     name
 }
 
+/// A name with the suffix of a source file (`.test`, which env files for
+/// tests carry too, aside).
+fn is_code_name(name: &str) -> bool {
+    CODE_SUFFIXES
+        .iter()
+        .any(|s| *s != ".test" && name.ends_with(s))
+}
+
+/// Whether a glob (`*`, `?`, `[…]` read as one any character) can match
+/// `text`, compared in lowercase.
+fn glob_can_match(glob: &[u8], text: &[u8]) -> bool {
+    match glob.split_first() {
+        None => text.is_empty(),
+        Some((b'*', rest)) => (0..=text.len()).any(|i| glob_can_match(rest, &text[i..])),
+        Some((b'[', rest)) => {
+            let close = rest.iter().position(|&b| b == b']').map_or(0, |p| p + 1);
+            !text.is_empty() && glob_can_match(&rest[close..], &text[1..])
+        }
+        Some((b'?', rest)) => !text.is_empty() && glob_can_match(rest, &text[1..]),
+        Some((&g, rest)) => text
+            .first()
+            .is_some_and(|&t| t.eq_ignore_ascii_case(&g) && glob_can_match(rest, &text[1..])),
+    }
+}
+
 fn is_env_file(name: &str) -> bool {
+    // Source files are code (`env.py` is alembic's, `settings.env.ts` a
+    // module), unless they are dot-env files themselves (`.env.sh`).
+    if is_code_name(name) && !name.starts_with(".env") {
+        return false;
+    }
     name.starts_with(".env")
         || name.ends_with(".env")
         || super::content::has(name, ".env.")
@@ -352,7 +470,7 @@ fn is_env_file(name: &str) -> bool {
 
 fn is_key_name(name: &str) -> bool {
     const KEYS: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss"];
-    KEYS.iter().any(|k| name.starts_with(k)) && !name.ends_with(".pub")
+    KEYS.iter().any(|k| name.starts_with(k)) && !name.ends_with(".pub") && !is_code_name(name)
 }
 
 fn has_secret_word(name: &str) -> bool {
