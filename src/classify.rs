@@ -207,7 +207,7 @@ impl Classifier {
     /// Labels one shell command run in a known place and says whether a
     /// compound command's every part is safe.
     pub fn assess_in(&self, command: &str, ctx: &Context) -> Assessment {
-        let a = self.run(command, Detail::Label, *ctx);
+        let a = self.run(command, Detail::Assess, *ctx);
         Assessment {
             label: a.label,
             every_part_safe: a.every_part_safe,
@@ -373,6 +373,9 @@ enum Detail {
     Terse,
     /// The label.
     Label,
+    /// The label, and whether a compound command's every part is safe
+    /// (which costs a spec check per part, so only the gate asks).
+    Assess,
     /// Everything `explain` shows.
     Explain,
 }
@@ -388,6 +391,8 @@ struct Walk<'c, 's> {
     reasons: bool,
     /// Some reason rules out a safe verdict (kept or not).
     refused: bool,
+    /// Judge a top-level list or pipeline part by part.
+    by_parts: bool,
     /// The simple commands of a top-level list or pipeline, judged one by
     /// one.
     parts: Parts,
@@ -426,6 +431,7 @@ impl<'c, 's> Walk<'c, 's> {
             explain: detail == Detail::Explain,
             reasons: detail != Detail::Terse,
             refused: false,
+            by_parts: matches!(detail, Detail::Assess | Detail::Explain),
             parts: Parts::default(),
             commands: Vec::new(),
             findings: Vec::new(),
@@ -507,7 +513,8 @@ impl<'c, 's> Walk<'c, 's> {
             );
         }
         // The parts of a top-level list or pipeline are judged one by one.
-        let by_part = depth == 0
+        let by_part = self.by_parts
+            && depth == 0
             && script.compound
             && !script.structured
             && script.error.is_none()
