@@ -708,7 +708,11 @@ impl<'c, 's> Walk<'c, 's> {
             if let Some(e) = examined.as_mut() {
                 e.destructive.push(entry_id(tax, h));
             }
-            self.find(h, display.as_deref().unwrap_or(""));
+            // Paths name this machine's files only for a command run
+            // here (not through ssh, docker exec, kubectl exec …).
+            let here = via.is_none_or(crate::landing::runs_here);
+            let radius = here.then(|| self.landing_radius(h, &inv)).flatten();
+            self.find_at(h, display.as_deref().unwrap_or(""), radius);
         }
         hits.clear();
         // Safe entries decide a label only for the one top-level command of
@@ -895,14 +899,37 @@ impl<'c, 's> Walk<'c, 's> {
         }
     }
 
+    /// For an entry that writes, modifies or deletes files: the radius of
+    /// where this invocation's paths land ([`crate::landing`]).
+    fn landing_radius(&self, rule_index: usize, inv: &Invocation<'_>) -> Option<BlastRadius> {
+        let entry = self.c.tax.entry(rule_index)?;
+        if !crate::landing::BY_TARGET.contains(&entry.category.as_ref()) {
+            return None;
+        }
+        let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
+        let targets = crate::landing::targets(&inv.name, &args);
+        Some(crate::landing::radius_of_targets(
+            &targets,
+            &self.ctx,
+            entry.blast_radius,
+        ))
+    }
+
     fn find(&mut self, rule_index: usize, matched: &str) {
+        self.find_at(rule_index, matched, None);
+    }
+
+    /// Records a finding, with its radius where this command's differs from
+    /// the entry's.
+    fn find_at(&mut self, rule_index: usize, matched: &str, radius: Option<BlastRadius>) {
         // An entry that cannot be read counts as the worst radius: a
         // finding is never lost.
-        let radius = self
-            .c
-            .tax
-            .entry_radius(rule_index)
-            .map_or(BlastRadius::Unknown, |(_, r)| r);
+        let radius = radius.unwrap_or_else(|| {
+            self.c
+                .tax
+                .entry_radius(rule_index)
+                .map_or(BlastRadius::Unknown, |(_, r)| r)
+        });
         // The worst blast radius wins; ties go to the earliest entry.
         let candidate = (radius, rule_index);
         let better = match self.worst {
@@ -947,7 +974,7 @@ impl<'c, 's> Walk<'c, 's> {
                 Some(e) => Label {
                     class: Class::Destructive,
                     origin: Origin::Classifier,
-                    blast_radius: Some(e.blast_radius),
+                    blast_radius: Some(radius),
                     category: e.category,
                     reason: e.reason,
                 },

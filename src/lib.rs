@@ -58,6 +58,7 @@ pub mod error;
 pub mod gate;
 pub mod hook;
 pub mod label;
+pub mod landing;
 pub mod matcher;
 pub mod normalize;
 pub mod profile;

@@ -18,9 +18,10 @@ fn stdout(o: &Output) -> String {
 fn classify_json() {
     let o = toolgate(&["classify", "rm -rf /tmp/build"], None);
     assert!(o.status.success());
+    // Below the temporary directory: low.
     assert_eq!(
         stdout(&o),
-        "{\"blast_radius\":\"high\",\"category\":\"fs-delete\",\"origin\":\"classifier\",\
+        "{\"blast_radius\":\"low\",\"category\":\"fs-delete\",\"origin\":\"classifier\",\
 \"reason\":\"recursive delete: whole directory trees are removed with no undo\",\
 \"safety_label\":\"destructive\"}\n"
     );
@@ -341,14 +342,14 @@ fn explain_shows_commands_matches_and_verdict() {
     assert!(o.status.success());
     let got = stdout(&o);
     for want in [
-        "label:   destructive (high) fs-delete",
+        "label:   destructive (medium) fs-delete",
         "1. rm -rf ~/x   [bytes 0..15]",
         "wrappers peeled: sudo",
         "tokens: rm -r -f ~/x",
         "destructive: rm-recursive (fs-delete, high) rules/filesystem.toml:15",
         "2. ls   [bytes 19..21]",
         "explained by spec: ls (fs-read) specs/coreutils.toml:",
-        "destructive: `rm-recursive` matched; the worst blast radius wins (high)",
+        "destructive: `rm-recursive` matched; the worst blast radius wins (medium)",
         "not safe: compound shell",
     ] {
         assert!(got.contains(want), "missing {want:?} in:\n{got}");

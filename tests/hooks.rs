@@ -203,7 +203,7 @@ fn seed_runtime_shape_with_metadata_and_label_only() {
     assert_eq!(out["permission_decision"], "ask");
     assert_eq!(
         out["metadata"],
-        json!({"safety_label": "destructive", "blast_radius": "high", "category": "fs-delete",
+        json!({"safety_label": "destructive", "blast_radius": "low", "category": "fs-delete",
                "reason": "recursive delete: whole directory trees are removed with no undo"})
     );
     for (mode, cmd, want) in [

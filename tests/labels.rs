@@ -46,13 +46,13 @@ fn wrappers_are_peeled() {
         (
             "env TARGET=/tmp/example rm -r /tmp/example",
             D,
-            HIGH,
+            LOW,
             "fs-delete",
         ),
         (
             "env env env env env env env env env rm -rf /tmp/example",
             D,
-            HIGH,
+            LOW,
             "fs-delete",
         ),
         ("command rm -rf /home/user", D, HIGH, "fs-delete"),
@@ -74,7 +74,7 @@ fn wrappers_are_peeled() {
             MED,
             "fs-delete",
         ),
-        ("watch -n 5 'rm -rf /tmp/x'", D, HIGH, "fs-delete"),
+        ("watch -n 5 'rm -rf /tmp/x'", D, LOW, "fs-delete"),
         ("strace -f -o trace.txt rm -rf x", D, HIGH, "fs-delete"),
         ("busybox rm -rf x", D, HIGH, "fs-delete"),
         ("su -c 'rm -rf /' root", D, HIGH, "fs-delete"),
@@ -99,7 +99,7 @@ fn command_words_are_normalised() {
         ("r\"\"m -r''f x", D, HIGH, "fs-delete"),
         ("$'\\x72\\x6d' -rf x", D, HIGH, "fs-delete"),
         ("/usr/bin/rm -rf /home", D, HIGH, "fs-delete"),
-        ("/bin/rm -fr /tmp/example", D, HIGH, "fs-delete"),
+        ("/bin/rm -fr /tmp/example", D, LOW, "fs-delete"),
         ("\"/usr/bin/git\" reset --hard", D, HIGH, "git-discard"),
         ("git \"reset\" --hard", D, HIGH, "git-discard"),
         ("./cat Cargo.toml", U, UNK, ""),
@@ -145,19 +145,19 @@ fn nested_commands_are_classified() {
         (
             "bash -lc 'bash -c \"rm -rf /tmp/example\"'",
             D,
-            HIGH,
+            LOW,
             "fs-delete",
         ),
         (
             "dash -ec 'printf x | rm -rf /tmp/example'",
             D,
-            HIGH,
+            LOW,
             "fs-delete",
         ),
         (
             "ksh -c 'if test -d /tmp/e; then rm --force /tmp/e; fi'",
             D,
-            MED,
+            LOW,
             "fs-delete",
         ),
         ("eval 'rm -rf x'", D, HIGH, "fs-delete"),
@@ -270,7 +270,7 @@ fn nested_commands_are_classified() {
         ),
         ("python -c 'print(1)'", U, UNK, ""),
         ("awk '{print $1}' file", U, UNK, ""),
-        ("echo \"$(rm -rf /tmp/example)\"", D, HIGH, "fs-delete"),
+        ("echo \"$(rm -rf /tmp/example)\"", D, LOW, "fs-delete"),
         ("ls $(rm -rf /)", D, HIGH, "fs-delete"),
         ("diff <(ls a) <(rm -rf b)", D, HIGH, "fs-delete"),
     ]);
@@ -302,7 +302,7 @@ fn compound_is_never_safe_and_destructive_anywhere_wins() {
         ("{ ls; }", U, UNK, ""),
         ("for f in a b; do echo $f; done", U, UNK, ""),
         ("cd /tmp && rm -rf foo", D, HIGH, "fs-delete"),
-        ("grep foo|rm -rf /tmp/x", D, HIGH, "fs-delete"),
+        ("grep foo|rm -rf /tmp/x", D, LOW, "fs-delete"),
         ("echo hi;touch /tmp/pwned", U, UNK, ""),
         (
             "docker stop web && docker system prune && rm -rf /",
@@ -353,7 +353,7 @@ fn metadata_keys() {
         ["blast_radius", "category", "reason", "safety_label"]
     );
     assert_eq!(md["safety_label"], "destructive");
-    assert_eq!(md["blast_radius"], "high");
+    assert_eq!(md["blast_radius"], "low"); // below the temporary directory
     assert_eq!(md["category"], "fs-delete");
 
     let md = classify("git status").metadata();

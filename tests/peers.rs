@@ -37,6 +37,17 @@ struct Disagreement {
 const DISAGREEMENTS: &[Disagreement] = &[
     Disagreement {
         peer: "docker-agent",
+        applies: |cmd, _| {
+            matches!(
+                cmd,
+                "rm -rf /tmp/foo" | "rm -rf /tmp/x" | "grep foo|rm -rf /tmp/x"
+            )
+        },
+        why: "a delete below the temporary directory is destructive with a low blast \
+              radius: toolgate grades writes and deletes by where they land",
+    },
+    Disagreement {
+        peer: "docker-agent",
         applies: |cmd, _| cmd == "grep \"mysql -e 'drop database foo'\" file",
         why: "the SQL is quoted data in a grep pattern, not a statement anyone runs; \
               toolgate reads shell the way a shell does, so this grep is a safe read",
