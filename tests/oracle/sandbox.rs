@@ -156,6 +156,16 @@ const ARCHIVE_MEMBERS: &[(&str, &str)] = &[
     (".env", ARCHIVED_SECRET),
 ];
 
+/// The files [`Tree::write_archives`] plants.
+const PLANTED_OBJECTS: &[&str] = &[
+    "prog",
+    "a.out",
+    "libdemo.a",
+    "demo.zip",
+    "demo.tar",
+    "demo.tar.gz",
+];
+
 /// A real program (the object file readers need an ELF file to read), as
 /// `prog` and as `a.out`, their default input.
 const ELF_SOURCE: &str = "/bin/true";
@@ -483,6 +493,7 @@ impl Tree<'_> {
             write(&self.work.join("src/main.rs"), main_rs("hello").as_bytes());
             self.write_project();
         }
+        self.write_archives();
         for (root, path, text) in SECRETS {
             write(&self.root(*root).join(path), text.as_bytes());
         }
@@ -498,15 +509,25 @@ impl Tree<'_> {
             write(&self.work.join(path), &bytes);
         }
         mkdir(&self.work.join("empty"));
-        self.write_archives();
     }
 
     /// Real objects and archives for the inspectors and listers (objdump,
     /// readelf, nm, size, unzip, zipinfo, tar): `prog` and `a.out` (an ELF
     /// program), `libdemo.a` (an ar archive holding it), and `demo.zip`,
     /// `demo.tar`, `demo.tar.gz` of [`ARCHIVE_MEMBERS`]. Written here, byte
-    /// by byte, so that no archiver has to be installed.
+    /// by byte, so that no archiver has to be installed. They are planted
+    /// after the commits and ignored (`.git/info/exclude`): committed, the
+    /// archives' marker would be in every read of history that prints
+    /// blobs (`git show --indexed-objects`), which says nothing about the
+    /// archive listers.
     fn write_archives(&self) {
+        let exclude = self.work.join(".git/info/exclude");
+        if self.work.join(".git").is_dir() {
+            let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+            text.push_str(&PLANTED_OBJECTS.join("\n"));
+            text.push('\n');
+            write(&exclude, text.as_bytes());
+        }
         if let Ok(elf) = std::fs::read(ELF_SOURCE) {
             write(&self.work.join("prog"), &elf);
             write(&self.work.join("a.out"), &elf);
