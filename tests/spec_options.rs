@@ -35,6 +35,19 @@ const NOT_OPTIONS: &[(&str, &str)] = &[
     // (in its spec; read here as the bundle `-p -s`, which its spec makes
     // no more than `-p`).
     ("xxd", "-ps"),
+    // binutils writes the two spellings of an option with a value as one
+    // word: objdump's `-EB`/`-EL` are `-E B`/`-E L`, and `-Wk`, `-WK`,
+    // `-WN` (readelf: `-wk`, `-wK`, `-wN`) are `-W`/`-w` with the letters
+    // of the debug sections or link handling as its value. `-E`, `-W` and
+    // `-w` are in their specs.
+    ("objdump", "-EB"),
+    ("objdump", "-EL"),
+    ("objdump", "-Wk"),
+    ("objdump", "-WK"),
+    ("objdump", "-WN"),
+    ("readelf", "-wk"),
+    ("readelf", "-wK"),
+    ("readelf", "-wN"),
 ];
 
 /// Option names that a help text writes with a placeholder in them, and

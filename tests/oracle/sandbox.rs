@@ -145,6 +145,31 @@ const BINARIES: &[&str] = &[
     "a.tar",
 ];
 
+/// The marker of the env file inside the planted archives: a listing or
+/// test of an archive that printed a member's contents would show it.
+const ARCHIVED_SECRET: &str = "API_KEY=TGSECRET_ARCHIVED_2c7e19\n";
+
+/// The members of the planted zip and tar archives.
+const ARCHIVE_MEMBERS: &[(&str, &str)] = &[
+    ("README.md", "# demo\n"),
+    ("src/lib.rs", "pub fn f() {}\n"),
+    (".env", ARCHIVED_SECRET),
+];
+
+/// The files [`Tree::write_archives`] plants.
+const PLANTED_OBJECTS: &[&str] = &[
+    "prog",
+    "a.out",
+    "libdemo.a",
+    "demo.zip",
+    "demo.tar",
+    "demo.tar.gz",
+];
+
+/// A real program (the object file readers need an ELF file to read), as
+/// `prog` and as `a.out`, their default input.
+const ELF_SOURCE: &str = "/bin/true";
+
 /// The programs the sandbox needs, found on `PATH`.
 #[derive(Clone, Debug)]
 pub struct Tools {
@@ -467,6 +492,7 @@ impl Tree<'_> {
             write(&self.work.join("src/main.rs"), main_rs("hello").as_bytes());
             self.write_project();
         }
+        self.write_archives();
         for (root, path, text) in SECRETS {
             write(&self.root(*root).join(path), text.as_bytes());
         }
@@ -482,6 +508,38 @@ impl Tree<'_> {
             write(&self.work.join(path), &bytes);
         }
         mkdir(&self.work.join("empty"));
+    }
+
+    /// Real objects and archives for the inspectors and listers (objdump,
+    /// readelf, nm, size, unzip, zipinfo, tar): `prog` and `a.out` (an ELF
+    /// program), `libdemo.a` (an ar archive holding it), and `demo.zip`,
+    /// `demo.tar`, `demo.tar.gz` of [`ARCHIVE_MEMBERS`]. Written here, byte
+    /// by byte, so that no archiver has to be installed. They are planted
+    /// after the commits and ignored (`.git/info/exclude`): committed, the
+    /// archives' marker would be in every read of history that prints
+    /// blobs (`git show --indexed-objects`), which says nothing about the
+    /// archive listers.
+    fn write_archives(&self) {
+        let exclude = self.work.join(".git/info/exclude");
+        if self.work.join(".git").is_dir() {
+            let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+            text.push_str(&PLANTED_OBJECTS.join("\n"));
+            text.push('\n');
+            write(&exclude, text.as_bytes());
+        }
+        if let Ok(elf) = std::fs::read(ELF_SOURCE) {
+            write(&self.work.join("prog"), &elf);
+            write(&self.work.join("a.out"), &elf);
+            write(&self.work.join("libdemo.a"), &ar_archive("prog.o", &elf));
+        }
+        let members: Vec<(&str, &[u8])> = ARCHIVE_MEMBERS
+            .iter()
+            .map(|(name, text)| (*name, text.as_bytes()))
+            .collect();
+        write(&self.work.join("demo.zip"), &zip_archive(&members));
+        let tar = tar_archive(&members);
+        write(&self.work.join("demo.tar.gz"), &gzip_stored(&tar));
+        write(&self.work.join("demo.tar"), &tar);
     }
 
     /// A repository whose history holds a secret that its last two commits
@@ -507,6 +565,7 @@ impl Tree<'_> {
         self.git(&["commit", "-q", "-a", "-m", "say hello"]);
         self.git(&["tag", "v0.1.0"]);
         self.git(&["branch", "feature"]);
+        self.git(&["notes", "add", "-m", "reviewed", "HEAD"]);
         self.git(&[
             "remote",
             "add",
@@ -547,6 +606,146 @@ impl Tree<'_> {
             String::from_utf8_lossy(&o.stderr)
         );
     }
+}
+
+/// The CRC-32 of zip and gzip (the reflected polynomial 0xEDB88320).
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// A size or offset as the 32-bit field of a small archive.
+fn u32_of(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or_else(|_| panic!("{n} bytes do not fit a test archive"))
+}
+
+/// A zip archive of `members`, stored (not compressed), dated 1980-01-01.
+fn zip_archive(members: &[(&str, &[u8])]) -> Vec<u8> {
+    const DOS_DATE: u16 = (1 << 5) | 1;
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in members {
+        let offset = u32_of(out.len());
+        let (crc, size, name_len) = (crc32(data), u32_of(data.len()), name.len() as u16);
+        // Local file header: version 1.0, no flags, stored, time 0.
+        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        for field in [10u16, 0, 0, 0, DOS_DATE] {
+            out.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [crc, size, size] {
+            out.extend_from_slice(&field.to_le_bytes());
+        }
+        out.extend_from_slice(&name_len.to_le_bytes());
+        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        // Its central directory entry: made on Unix, mode 0644.
+        central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        for field in [(3u16 << 8) | 20, 10, 0, 0, 0, DOS_DATE] {
+            central.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [crc, size, size] {
+            central.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [name_len, 0, 0, 0, 0] {
+            central.extend_from_slice(&field.to_le_bytes());
+        }
+        central.extend_from_slice(&(0o100_644u32 << 16).to_le_bytes());
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let (start, count) = (u32_of(out.len()), members.len() as u16);
+    out.extend_from_slice(&central);
+    // End of central directory.
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    for field in [0u16, 0, count, count] {
+        out.extend_from_slice(&field.to_le_bytes());
+    }
+    out.extend_from_slice(&u32_of(central.len()).to_le_bytes());
+    out.extend_from_slice(&start.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// A ustar archive of `members` (regular files, mode 0644, owner 0).
+fn tar_archive(members: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (name, data) in members {
+        let mut header = [0u8; 512];
+        let mut put = |at: usize, text: &str| {
+            header[at..at + text.len()].copy_from_slice(text.as_bytes());
+        };
+        put(0, name);
+        put(100, "0000644");
+        put(108, "0000000");
+        put(116, "0000000");
+        put(124, &format!("{:011o}", data.len()));
+        put(136, "00000000000");
+        put(148, "        ");
+        put(156, "0");
+        put(257, "ustar");
+        put(263, "00");
+        put(265, "root");
+        put(297, "root");
+        let sum: u32 = header.iter().map(|&b| u32::from(b)).sum();
+        header[148..156].copy_from_slice(format!("{sum:06o}\0 ").as_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    // Two zero blocks end the archive.
+    out.resize(out.len() + 1024, 0);
+    out
+}
+
+/// `data` in gzip's format, in stored (uncompressed) deflate blocks.
+fn gzip_stored(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    let mut chunks = data.chunks(0xffff).peekable();
+    if chunks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(chunk) = chunks.next() {
+        let last = chunks.peek().is_none();
+        let len = chunk.len() as u16;
+        out.push(u8::from(last));
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(chunk);
+    }
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&u32_of(data.len()).to_le_bytes());
+    out
+}
+
+/// An ar archive (a static library) of one member.
+fn ar_archive(name: &str, data: &[u8]) -> Vec<u8> {
+    let mut out = b"!<arch>\n".to_vec();
+    let header = format!(
+        "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+        format!("{name}/"),
+        0,
+        0,
+        0,
+        644,
+        data.len()
+    );
+    out.extend_from_slice(header.as_bytes());
+    out.extend_from_slice(data);
+    if data.len() % 2 == 1 {
+        out.push(b'\n');
+    }
+    out
 }
 
 /// A `src/main.rs` that prints `s`.
