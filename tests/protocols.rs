@@ -1,0 +1,342 @@
+//! The hook protocols beyond Claude Code, Codex and Gemini CLI (which
+//! tests/hooks.rs covers), a section each. For each: the captured payload
+//! where there is one, allow, ask and deny, detection, the working
+//! directory, and that every payload that cannot be read gets *that*
+//! client's block.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use crate::hooks::{hook, json_out, Out};
+
+/// The project directory every payload here says the agent works in.
+const PROJECT: &str = "/home/dev/project";
+/// A read inside it, safe there; and one outside, not safe anywhere.
+const INSIDE: &str = "cat /home/dev/project/src/main.rs";
+const OUTSIDE: &str = "cat /etc/passwd";
+
+/// A capture from ../shared/protocols, or `None` (said so) when absent.
+fn capture(name: &str) -> Option<Vec<u8>> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/protocols")
+        .join(name);
+    match std::fs::read(&path) {
+        Ok(p) => Some(p),
+        Err(_) => {
+            eprintln!("skipping {name}: ../shared/protocols is absent");
+            None
+        }
+    }
+}
+
+/// A scratch directory of this test process.
+fn scratch(what: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolgate-{what}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}
+
+/// Writes a file or fails the test.
+fn write(path: &Path, text: &str) {
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+fn bytes(v: Value) -> Vec<u8> {
+    v.to_string().into_bytes()
+}
+
+/// The keys of a JSON object, sorted.
+fn keys(v: &Value) -> Vec<String> {
+    v.as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Payloads no protocol can use, and what is wrong with each.
+fn unreadable() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("not json", b"rm -rf /".to_vec()),
+        ("empty", Vec::new()),
+        ("truncated", b"{\"toolName\": \"bash\", \"toolAr".to_vec()),
+        ("array", b"[1, 2]".to_vec()),
+        ("string", b"\"rm -rf /\"".to_vec()),
+    ]
+}
+
+const CANT: &str = "toolgate could not check this call";
+
+// --- GitHub Copilot CLI -----------------------------------------------------
+
+fn copilot_payload(command: &str) -> Vec<u8> {
+    bytes(json!({
+        "sessionId": "s", "timestamp": 1796148089875_u64, "cwd": PROJECT,
+        "toolName": "bash", "toolArgs": {"command": command, "description": "d"}
+    }))
+}
+
+fn copilot_claude_payload(command: &str) -> Vec<u8> {
+    bytes(json!({
+        "hook_event_name": "PreToolUse", "session_id": "s",
+        "timestamp": "2026-12-01T18:01:29.162Z", "cwd": PROJECT,
+        "tool_name": "Bash", "tool_input": {"command": command, "description": "d"}
+    }))
+}
+
+/// Copilot's top-level answer: the decision and its reason.
+fn copilot_decision(o: &Out) -> (String, String) {
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let v = json_out(o);
+    let d = v["permissionDecision"].as_str().unwrap_or("?").to_string();
+    let r = v["permissionDecisionReason"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (d, r)
+}
+
+#[test]
+fn copilot_native_payload_gets_the_top_level_answer() {
+    if let Some(p) = capture("copilot-1.0.102-preToolUse-bash.json") {
+        // Detected, not read as Claude Code: a Claude-shaped answer would
+        // let the command run.
+        let v = json_out(&hook(&["--mode", "balanced"], &p, &[]));
+        assert_eq!(keys(&v), ["permissionDecision", "permissionDecisionReason"]);
+        assert_eq!(v["permissionDecision"], "ask");
+        let v = json_out(&hook(
+            &["--protocol", "copilot", "--mode", "restricted"],
+            &p,
+            &[],
+        ));
+        assert_eq!(v["permissionDecision"], "deny");
+    }
+    for (args, cmd, want) in [
+        (vec!["--mode", "balanced"], "git status", "allow"),
+        (vec!["--mode", "balanced"], "rm -rf build", "ask"),
+        (vec!["--mode", "restricted"], "rm -rf build", "deny"),
+        (
+            vec!["--mode", "balanced", "--headless"],
+            "rm -rf build",
+            "deny",
+        ),
+        (vec!["--mode", "autonomous"], "rm -rf build", "allow"),
+        (
+            vec!["--protocol", "copilot", "--mode", "strict"],
+            "ls",
+            "ask",
+        ),
+    ] {
+        let o = hook(&args, &copilot_payload(cmd), &[]);
+        let v = json_out(&o);
+        assert_eq!(
+            keys(&v),
+            ["permissionDecision", "permissionDecisionReason"],
+            "{args:?} {cmd}"
+        );
+        let (d, reason) = copilot_decision(&o);
+        assert_eq!(d, want, "{args:?} {cmd}");
+        assert!(!reason.is_empty(), "{args:?} {cmd}");
+    }
+    // `toolArgs` as Copilot's documentation describes it: a JSON string.
+    let p = bytes(json!({"toolName": "bash", "toolArgs": "{\"command\": \"git status\"}"}));
+    assert_eq!(
+        copilot_decision(&hook(&["--mode", "balanced"], &p, &[])).0,
+        "allow"
+    );
+}
+
+#[test]
+fn copilot_claude_format_payload_gets_both_shapes() {
+    let check = |o: &Out, want: &str| {
+        let v = json_out(o);
+        assert_eq!(
+            keys(&v),
+            [
+                "hookSpecificOutput",
+                "permissionDecision",
+                "permissionDecisionReason"
+            ]
+        );
+        assert_eq!(v["permissionDecision"], want);
+        let inner = &v["hookSpecificOutput"];
+        assert_eq!(inner["hookEventName"], "PreToolUse");
+        assert_eq!(inner["permissionDecision"], want);
+        assert_eq!(
+            inner["permissionDecisionReason"],
+            v["permissionDecisionReason"]
+        );
+    };
+    if let Some(p) = capture("copilot-1.0.102-claude-format-PreToolUse-Bash.json") {
+        check(&hook(&["--mode", "balanced"], &p, &[]), "ask");
+    }
+    for (mode, cmd, want) in [
+        ("balanced", "git status", "allow"),
+        ("balanced", "rm -rf build", "ask"),
+        ("restricted", "rm -rf build", "deny"),
+    ] {
+        check(
+            &hook(&["--mode", mode], &copilot_claude_payload(cmd), &[]),
+            want,
+        );
+    }
+}
+
+#[test]
+fn copilot_fails_closed_with_a_top_level_deny() {
+    let mut cases = unreadable();
+    cases.extend([
+        ("no toolName", bytes(json!({"toolArgs": {"command": "ls"}}))),
+        (
+            "toolName not a string",
+            bytes(json!({"toolName": 5, "toolArgs": {"command": "ls"}})),
+        ),
+        (
+            "toolArgs a number",
+            bytes(json!({"toolName": "bash", "toolArgs": 5})),
+        ),
+        (
+            "toolArgs text not JSON",
+            bytes(json!({"toolName": "bash", "toolArgs": "ls"})),
+        ),
+        (
+            "no command",
+            bytes(json!({"toolName": "bash", "toolArgs": {}})),
+        ),
+        (
+            "command not a string",
+            bytes(json!({"toolName": "bash", "toolArgs": {"command": 7}})),
+        ),
+        (
+            "blank command",
+            bytes(json!({"toolName": "bash", "toolArgs": {"command": " "}})),
+        ),
+        (
+            "snake_case, no command",
+            bytes(json!({"hook_event_name": "PreToolUse", "tool_name": "Bash"})),
+        ),
+    ]);
+    for (name, payload) in cases {
+        let o = hook(
+            &["--protocol", "copilot", "--mode", "autonomous"],
+            &payload,
+            &[],
+        );
+        let v = json_out(&o);
+        // Top level only: the one form both of Copilot's hook formats read.
+        assert_eq!(
+            keys(&v),
+            ["permissionDecision", "permissionDecisionReason"],
+            "{name}"
+        );
+        let (d, reason) = copilot_decision(&o);
+        assert_eq!(d, "deny", "{name}");
+        assert!(reason.starts_with(CANT), "{name}: {reason}");
+    }
+}
+
+#[test]
+fn copilot_leaves_other_tools_to_copilot_unless_toolgate_knows_them() {
+    let view =
+        bytes(json!({"toolName": "view", "toolArgs": {"path": "/etc/hosts"}, "cwd": PROJECT}));
+    for mode in ["balanced", "restricted", "strict"] {
+        let o = hook(&["--mode", mode], &view, &[]);
+        assert_eq!((o.code, o.stdout.as_str()), (Some(0), ""), "{mode}");
+    }
+    // A rule or a hint names it: toolgate decides.
+    let dir = scratch("copilot-tools");
+    let cfg = dir.join("config.toml");
+    write(&cfg, "[rules]\ndeny = [\"view\"]\n");
+    let cfg = cfg.to_string_lossy().into_owned();
+    let o = hook(&["--mode", "balanced", "--config", &cfg], &view, &[]);
+    assert_eq!(copilot_decision(&o).0, "deny");
+    let hinted = dir.join("hinted.toml");
+    write(&hinted, "[tools.view]\nread_only = true\n");
+    let hinted = hinted.to_string_lossy().into_owned();
+    let o = hook(&["--mode", "balanced", "--config", &hinted], &view, &[]);
+    assert_eq!(copilot_decision(&o).0, "allow");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// --- Every protocol ---------------------------------------------------------
+
+/// Whether an answer lets the call run, in the protocol it is in.
+fn runs(protocol: &str, o: &Out) -> bool {
+    match protocol {
+        "copilot" => copilot_decision(o).0 == "allow",
+        _ => panic!("{protocol}"),
+    }
+}
+
+/// A payload of each protocol for a command, with the working directory
+/// [`PROJECT`].
+fn payloads(command: &str) -> Vec<(&'static str, Vec<u8>)> {
+    vec![("copilot", copilot_payload(command))]
+}
+
+#[test]
+fn each_protocol_hands_its_working_directory_to_the_classifier() {
+    for (cmd, want) in [(INSIDE, true), (OUTSIDE, false)] {
+        for (protocol, payload) in payloads(cmd) {
+            let o = hook(&["--mode", "balanced"], &payload, &[]);
+            assert_eq!(runs(protocol, &o), want, "{protocol} {cmd}: {}", o.stdout);
+        }
+    }
+    // The captures name the same directory.
+    let captures = [
+        "copilot-1.0.102-preToolUse-bash.json",
+        "copilot-1.0.102-claude-format-PreToolUse-Bash.json",
+    ];
+    for name in captures {
+        let Some(p) = capture(name) else { continue };
+        let protocol = name.split('-').next().unwrap_or_default();
+        let text = String::from_utf8_lossy(&p).into_owned();
+        for (cmd, want) in [(INSIDE, true), (OUTSIDE, false)] {
+            let o = hook(
+                &["--mode", "balanced"],
+                text.replace("rm -rf build", cmd).as_bytes(),
+                &[],
+            );
+            assert_eq!(runs(protocol, &o), want, "{name} {cmd}: {}", o.stdout);
+        }
+    }
+}
+
+#[test]
+fn a_broken_config_is_answered_with_each_clients_block() {
+    let dir = scratch("broken-config");
+    let cfg = dir.join("config.toml");
+    write(&cfg, "rulez = 1\n");
+    let cfg = cfg.to_string_lossy().into_owned();
+    for (protocol, payload) in payloads("ls") {
+        // Detected, then answered in that protocol.
+        let o = hook(&["--config", &cfg], &payload, &[]);
+        assert!(!runs(protocol, &o), "{protocol}: {}", o.stdout);
+        let said = format!("{}{}", o.stdout, o.stderr);
+        assert!(said.contains("bad configuration"), "{protocol}: {said}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_shell_tools_list_for_another_client_does_not_unguard_a_shell() {
+    // A config file shared by every client, with Claude's and Gemini's
+    // shell tool names only.
+    let dir = scratch("shell-tools");
+    let cfg = dir.join("config.toml");
+    write(
+        &cfg,
+        "mode = \"balanced\"\nshell_tools = [\"Bash\", \"run_shell_command\"]\n",
+    );
+    let cfg = cfg.to_string_lossy().into_owned();
+    for (protocol, payload) in payloads("rm -rf build") {
+        let o = hook(&["--config", &cfg], &payload, &[]);
+        assert!(!runs(protocol, &o), "{protocol}: {}", o.stdout);
+        let said = format!("{}{}", o.stdout, o.stderr);
+        assert!(said.contains("recursive delete"), "{protocol}: {said}");
+    }
+    for (protocol, payload) in payloads("git status") {
+        let o = hook(&["--config", &cfg], &payload, &[]);
+        assert!(runs(protocol, &o), "{protocol}: {}", o.stdout);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
