@@ -129,6 +129,9 @@ fn captured_payloads_are_answered_in_their_protocol() {
             v["permissionDecision"] == "ask"
                 && keys(v) == ["permissionDecision", "permissionDecisionReason"]
         }),
+        ("qwen-code-", |_, v| {
+            claude_asks(v) && keys(v) == ["hookSpecificOutput"]
+        }),
     ];
     let mut seen = Vec::new();
     for f in files.filter_map(|e| e.ok().map(|e| e.path())) {
@@ -141,7 +144,7 @@ fn captured_payloads_are_answered_in_their_protocol() {
             continue;
         }
         // The clients whose protocols wait to be answered.
-        let waiting = ["qwen-code-", "cline-", "opencode-"];
+        let waiting = ["cline-", "opencode-"];
         if waiting.iter().any(|p| name.starts_with(p)) {
             continue;
         }

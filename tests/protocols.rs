@@ -257,12 +257,106 @@ fn copilot_leaves_other_tools_to_copilot_unless_toolgate_knows_them() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+// --- Qwen Code --------------------------------------------------------------
+
+fn qwen_payload(command: &str) -> Vec<u8> {
+    bytes(json!({
+        "session_id": "s", "transcript_path": "/home/dev/.qwen/t.jsonl", "cwd": PROJECT,
+        "hook_event_name": "PreToolUse", "timestamp": "2026-11-30T09:31:01.259Z",
+        "permission_mode": "yolo", "tool_name": "run_shell_command",
+        "tool_input": {"command": command, "description": "d"}, "tool_use_id": "toolu_1"
+    }))
+}
+
+fn qwen_decision(o: &Out) -> (String, String) {
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let v = json_out(o);
+    assert_eq!(keys(&v), ["hookSpecificOutput"], "{}", o.stdout);
+    let inner = &v["hookSpecificOutput"];
+    assert_eq!(inner["hookEventName"], "PreToolUse");
+    (
+        inner["permissionDecision"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string(),
+        inner["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+#[test]
+fn qwen_is_told_from_gemini_and_answered_claude_style() {
+    if let Some(p) = capture("qwen-code-0.15.10-PreToolUse-run_shell_command.json") {
+        assert_eq!(
+            qwen_decision(&hook(&["--mode", "balanced"], &p, &[])).0,
+            "ask"
+        );
+    }
+    for (args, cmd, want) in [
+        (vec!["--mode", "balanced"], "git status", "allow"),
+        (vec!["--mode", "balanced"], "rm -rf build", "ask"),
+        (vec!["--mode", "restricted"], "rm -rf build", "deny"),
+        (
+            vec!["--protocol", "qwen", "--mode", "balanced", "--headless"],
+            "rm -rf build",
+            "deny",
+        ),
+    ] {
+        let (d, reason) = qwen_decision(&hook(&args, &qwen_payload(cmd), &[]));
+        assert_eq!(d, want, "{args:?} {cmd}");
+        assert!(!reason.is_empty());
+    }
+    // Gemini's own event still gets Gemini's answer.
+    let gemini = bytes(
+        json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+                              "tool_input": {"command": "git status"}}),
+    );
+    let v = json_out(&hook(&["--mode", "balanced"], &gemini, &[]));
+    assert_eq!(v["decision"], "allow");
+}
+
+#[test]
+fn qwen_fails_closed_with_deny() {
+    let mut cases = unreadable();
+    cases.extend([
+        (
+            "no tool_name",
+            bytes(json!({"tool_input": {"command": "ls"}})),
+        ),
+        (
+            "tool_input a string",
+            bytes(json!({"tool_name": "run_shell_command", "tool_input": "ls"})),
+        ),
+        (
+            "no command",
+            bytes(json!({"tool_name": "run_shell_command", "tool_input": {}})),
+        ),
+        (
+            "command a number",
+            bytes(json!({"tool_name": "run_shell_command", "tool_input": {"command": 1}})),
+        ),
+    ]);
+    for (name, payload) in cases {
+        let o = hook(
+            &["--protocol", "qwen", "--mode", "autonomous"],
+            &payload,
+            &[],
+        );
+        let (d, reason) = qwen_decision(&o);
+        assert_eq!(d, "deny", "{name}");
+        assert!(reason.starts_with(CANT), "{name}: {reason}");
+    }
+}
+
 // --- Every protocol ---------------------------------------------------------
 
 /// Whether an answer lets the call run, in the protocol it is in.
 fn runs(protocol: &str, o: &Out) -> bool {
     match protocol {
         "copilot" => copilot_decision(o).0 == "allow",
+        "qwen" => qwen_decision(o).0 == "allow",
         _ => panic!("{protocol}"),
     }
 }
@@ -270,7 +364,10 @@ fn runs(protocol: &str, o: &Out) -> bool {
 /// A payload of each protocol for a command, with the working directory
 /// [`PROJECT`].
 fn payloads(command: &str) -> Vec<(&'static str, Vec<u8>)> {
-    vec![("copilot", copilot_payload(command))]
+    vec![
+        ("copilot", copilot_payload(command)),
+        ("qwen", qwen_payload(command)),
+    ]
 }
 
 #[test]
@@ -285,6 +382,7 @@ fn each_protocol_hands_its_working_directory_to_the_classifier() {
     let captures = [
         "copilot-1.0.102-preToolUse-bash.json",
         "copilot-1.0.102-claude-format-PreToolUse-Bash.json",
+        "qwen-code-0.15.10-PreToolUse-run_shell_command.json",
     ];
     for name in captures {
         let Some(p) = capture(name) else { continue };

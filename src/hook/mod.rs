@@ -1,5 +1,5 @@
 //! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
-//! Codex, Gemini CLI, GitHub Copilot CLI and the seed runtime.
+//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code and the seed runtime.
 //!
 //! Most of these clients let a call run when a hook crashes, stays silent
 //! or prints something unexpected, so [`respond`] never fails: a payload
@@ -17,6 +17,7 @@ pub mod config;
 mod copilot;
 mod docker_agent;
 mod gemini;
+mod qwen;
 pub mod wire;
 
 use std::io::Read;
@@ -45,6 +46,8 @@ pub enum Protocol {
     Gemini,
     /// GitHub Copilot CLI `preToolUse`, in its own format or Claude's.
     Copilot,
+    /// Qwen Code `PreToolUse`.
+    Qwen,
     /// The seed runtime's snake_case hook shape.
     DockerAgent,
 }
@@ -56,6 +59,7 @@ impl Protocol {
         Protocol::Codex,
         Protocol::Gemini,
         Protocol::Copilot,
+        Protocol::Qwen,
         Protocol::DockerAgent,
     ];
 
@@ -66,16 +70,18 @@ impl Protocol {
             Protocol::Codex => "codex",
             Protocol::Gemini => "gemini",
             Protocol::Copilot => "copilot",
+            Protocol::Qwen => "qwen",
             Protocol::DockerAgent => "docker-agent",
         }
     }
 
     /// Parses a protocol's [`name`](Protocol::name), or one of the longer
     /// names its client goes by (`claude-code`, `gemini-cli`, `copilot-cli`,
-    /// `seed`, …), in any case.
+    /// `qwen-code`, `seed`, …), in any case.
     ///
     /// ```
     /// use toolgate::hook::Protocol;
+    /// assert_eq!(Protocol::parse("Qwen-Code"), Some(Protocol::Qwen));
     /// assert_eq!(Protocol::parse("copilot"), Some(Protocol::Copilot));
     /// assert_eq!(Protocol::parse("vim"), None);
     /// ```
@@ -85,6 +91,7 @@ impl Protocol {
             "codex" => Protocol::Codex,
             "gemini" | "gemini-cli" => Protocol::Gemini,
             "copilot" | "copilot-cli" | "github-copilot" => Protocol::Copilot,
+            "qwen" | "qwen-code" => Protocol::Qwen,
             "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
             _ => return None,
         })
@@ -93,13 +100,16 @@ impl Protocol {
     /// The decision a fail-closed answer carries: ask where the client is
     /// known to hold an ask for a person (Claude Code, the seed runtime,
     /// Gemini CLI when not headless), else deny, which each client's
-    /// renderer turns into its own block. Copilot was seen to block an ask
-    /// only in headless runs, so for it, too, the sure block is deny.
+    /// renderer turns into its own block. Copilot and Qwen Code were seen
+    /// to block an ask only in headless runs, so for them, too, the sure
+    /// block is deny.
     pub fn fail_closed(self, headless: bool) -> Decision {
         match self {
             Protocol::Claude | Protocol::DockerAgent => Decision::Ask,
             Protocol::Gemini if !headless => Decision::Ask,
-            Protocol::Codex | Protocol::Copilot | Protocol::Gemini => Decision::Deny,
+            Protocol::Codex | Protocol::Copilot | Protocol::Qwen | Protocol::Gemini => {
+                Decision::Deny
+            }
         }
     }
 
@@ -111,7 +121,11 @@ impl Protocol {
     fn no_opinion(self) -> Option<Answer> {
         match self {
             Protocol::Copilot => Some(copilot::no_opinion()),
-            Protocol::Claude | Protocol::Codex | Protocol::Gemini | Protocol::DockerAgent => None,
+            Protocol::Claude
+            | Protocol::Codex
+            | Protocol::Gemini
+            | Protocol::Qwen
+            | Protocol::DockerAgent => None,
         }
     }
 }
@@ -187,6 +201,7 @@ fn render(
             &reason,
             request.is_some_and(|r| r.event.is_some()),
         ),
+        Protocol::Qwen => qwen::answer(decision, &reason),
         Protocol::DockerAgent => docker_agent::answer(
             (!opts.label_only).then_some(decision),
             &reason,

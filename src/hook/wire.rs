@@ -1,12 +1,12 @@
 //! What the agents send: the common core of every hook payload, the
 //! helpers each client's reader shares, and detection.
 //!
-//! Claude Code, Codex and Gemini CLI all send `tool_name` and `tool_input`
-//! (with the shell command in `tool_input.command`), and so does GitHub
-//! Copilot CLI for a hook written in Claude's format; the seed runtime's
-//! shape uses the same snake_case keys and `cmd` or `command`. Each client
-//! adds its own fields (`prompt_id`, `effort`, `turn_id`, `model`,
-//! `timestamp`, …): they are ignored.
+//! Claude Code, Codex, Gemini CLI and Qwen Code all send `tool_name` and
+//! `tool_input` (with the shell command in `tool_input.command`), and so
+//! does GitHub Copilot CLI for a hook written in Claude's format; the seed
+//! runtime's shape uses the same snake_case keys and `cmd` or `command`.
+//! Each client adds its own fields (`prompt_id`, `effort`, `turn_id`,
+//! `model`, `timestamp`, …): they are ignored.
 //!
 //! ```json
 //! {"session_id": "…", "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -47,9 +47,11 @@ pub struct Request {
 pub fn parse_request(protocol: Protocol, payload: &Value) -> Result<Request, String> {
     match protocol {
         Protocol::Copilot => copilot::parse(payload),
-        Protocol::Claude | Protocol::Codex | Protocol::Gemini | Protocol::DockerAgent => {
-            parse_common(payload)
-        }
+        Protocol::Claude
+        | Protocol::Codex
+        | Protocol::Gemini
+        | Protocol::Qwen
+        | Protocol::DockerAgent => parse_common(payload),
     }
 }
 
@@ -130,6 +132,11 @@ pub fn detect(payload: &Value) -> Protocol {
         return Protocol::Copilot;
     }
 
+    // Qwen Code: Gemini's shell tool name with Claude's event.
+    if tool == Some("run_shell_command") && event == Some("PreToolUse") {
+        return Protocol::Qwen;
+    }
+
     if event == Some("BeforeTool") || tool == Some("run_shell_command") {
         return Protocol::Gemini;
     }
@@ -174,6 +181,12 @@ mod tests {
         is(
             json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "timestamp": "t"}),
             Protocol::Copilot,
+        );
+
+        is(
+            json!({"hook_event_name": "PreToolUse", "tool_name": "run_shell_command",
+                   "timestamp": "t", "transcript_path": "/t"}),
+            Protocol::Qwen,
         );
 
         is(
