@@ -20,7 +20,7 @@ use toolgate::Classifier;
 /// Options of `toolgate hook`.
 #[derive(Debug, ClapArgs)]
 pub struct HookArgs {
-    /// claude, codex, gemini, copilot, qwen or docker-agent (default:
+    /// claude, codex, gemini, copilot, qwen, cline or docker-agent (default:
     /// detected from the payload).
     #[arg(long)]
     pub protocol: Option<String>,

@@ -1,17 +1,20 @@
 //! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
-//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code and the seed runtime.
+//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline and the seed
+//! runtime.
 //!
 //! Most of these clients let a call run when a hook crashes, stays silent
 //! or prints something unexpected, so [`respond`] never fails: a payload
 //! that cannot be read, is too large, is not JSON or has no command gets a
 //! well-formed fail-closed answer with a reason. That answer is the one
 //! *this* client treats as a block ([`Protocol::fail_closed`]): ask where
-//! the client is known to hold an ask for a person, else deny.
+//! the client is known to hold an ask for a person, else deny; Cline has
+//! no deny and cancels.
 //!
 //! Each client's module says what its payload looks like, what answer it
 //! honours, and what happens in a headless run.
 
 mod claude;
+mod cline;
 mod codex;
 pub mod config;
 mod copilot;
@@ -48,6 +51,8 @@ pub enum Protocol {
     Copilot,
     /// Qwen Code `PreToolUse`.
     Qwen,
+    /// Cline `PreToolUse`.
+    Cline,
     /// The seed runtime's snake_case hook shape.
     DockerAgent,
 }
@@ -60,6 +65,7 @@ impl Protocol {
         Protocol::Gemini,
         Protocol::Copilot,
         Protocol::Qwen,
+        Protocol::Cline,
         Protocol::DockerAgent,
     ];
 
@@ -71,6 +77,7 @@ impl Protocol {
             Protocol::Gemini => "gemini",
             Protocol::Copilot => "copilot",
             Protocol::Qwen => "qwen",
+            Protocol::Cline => "cline",
             Protocol::DockerAgent => "docker-agent",
         }
     }
@@ -92,6 +99,7 @@ impl Protocol {
             "gemini" | "gemini-cli" => Protocol::Gemini,
             "copilot" | "copilot-cli" | "github-copilot" => Protocol::Copilot,
             "qwen" | "qwen-code" => Protocol::Qwen,
+            "cline" => Protocol::Cline,
             "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
             _ => return None,
         })
@@ -100,27 +108,30 @@ impl Protocol {
     /// The decision a fail-closed answer carries: ask where the client is
     /// known to hold an ask for a person (Claude Code, the seed runtime,
     /// Gemini CLI when not headless), else deny, which each client's
-    /// renderer turns into its own block. Copilot and Qwen Code were seen
-    /// to block an ask only in headless runs, so for them, too, the sure
-    /// block is deny.
+    /// renderer turns into its own block (Cline's cancel). Copilot and Qwen
+    /// Code were seen to block an ask only in headless runs, so for them,
+    /// too, the sure block is deny.
     pub fn fail_closed(self, headless: bool) -> Decision {
         match self {
             Protocol::Claude | Protocol::DockerAgent => Decision::Ask,
             Protocol::Gemini if !headless => Decision::Ask,
-            Protocol::Codex | Protocol::Copilot | Protocol::Qwen | Protocol::Gemini => {
-                Decision::Deny
-            }
+            Protocol::Codex
+            | Protocol::Copilot
+            | Protocol::Qwen
+            | Protocol::Cline
+            | Protocol::Gemini => Decision::Deny,
         }
     }
 
     /// The answer that leaves a call to the client's own permissions, for
     /// the clients whose hook sees every tool call and cannot be limited to
-    /// the shell tool by a matcher (Copilot's own format). `None` for the
-    /// others, where a call that reaches the hook is one the user chose to
-    /// send.
+    /// the shell tool by a matcher (Copilot's own format, Cline). `None`
+    /// for the others, where a call that reaches the hook is one the user
+    /// chose to send.
     fn no_opinion(self) -> Option<Answer> {
         match self {
             Protocol::Copilot => Some(copilot::no_opinion()),
+            Protocol::Cline => Some(cline::no_opinion()),
             Protocol::Claude
             | Protocol::Codex
             | Protocol::Gemini
@@ -161,8 +172,9 @@ impl Answer {
         }
     }
 
-    /// The answer every client reads as "blocked": exit 2 with the reason on
-    /// stderr. Used when the protocol itself is unknown.
+    /// Exit 2 with the reason on stderr: the answer that blocks in every
+    /// command-hook client but Cline (which ignores exit codes), used when
+    /// the protocol itself is unknown.
     pub fn blocked(reason: &str) -> Answer {
         Answer {
             stdout: String::new(),
@@ -202,6 +214,7 @@ fn render(
             request.is_some_and(|r| r.event.is_some()),
         ),
         Protocol::Qwen => qwen::answer(decision, &reason),
+        Protocol::Cline => cline::answer(decision, &reason),
         Protocol::DockerAgent => docker_agent::answer(
             (!opts.label_only).then_some(decision),
             &reason,

@@ -14,11 +14,12 @@
 //! ```
 //!
 //! The other clients send shapes of their own, read in their modules:
-//! Copilot's native format (`toolName`, `toolArgs`).
+//! Copilot's native format (`toolName`, `toolArgs`) and Cline
+//! (`preToolUse`).
 
 use serde_json::{Map, Value};
 
-use super::{copilot, Protocol};
+use super::{cline, copilot, Protocol};
 
 /// The part of a payload the gate needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,13 +29,14 @@ pub struct Request {
     /// Its arguments (an object).
     pub tool_input: Value,
     /// The commands of a shell call, for the clients whose shell tool the
-    /// reader knows (Copilot's `bash`): each is non-blank, and each is
-    /// decided as a shell command whatever the configuration's list of
-    /// shell tool names says. `None` for every
+    /// reader knows (Copilot's `bash`, Cline's `run_commands`): each is
+    /// non-blank, and each is decided as a shell command whatever the
+    /// configuration's list of shell tool names says. `None` for every
     /// other call, which the gate reads from `tool_name` and `tool_input`
     /// as it reads any tool call.
     pub commands: Option<Vec<String>>,
-    /// The payload's `hook_event_name`, echoed in answers that carry one.
+    /// The payload's event name (`hook_event_name`, Cline's `hookName`),
+    /// echoed in answers that carry one.
     pub event: Option<String>,
     /// The working directory the call runs in, when the payload names one
     /// that is an absolute path: the classifier then knows which absolute
@@ -47,6 +49,7 @@ pub struct Request {
 pub fn parse_request(protocol: Protocol, payload: &Value) -> Result<Request, String> {
     match protocol {
         Protocol::Copilot => copilot::parse(payload),
+        Protocol::Cline => cline::parse(payload),
         Protocol::Claude
         | Protocol::Codex
         | Protocol::Gemini
@@ -127,6 +130,11 @@ pub fn detect(payload: &Value) -> Protocol {
     let tool = payload.get("tool_name").and_then(Value::as_str);
     let input = payload.get("tool_input");
 
+    // Cline's keys are camelCase and its own.
+    if has("hookName") || has("preToolUse") || has("clineVersion") {
+        return Protocol::Cline;
+    }
+
     // Copilot's own format: camelCase `toolName` and `toolArgs`.
     if has("toolName") || has("toolArgs") {
         return Protocol::Copilot;
@@ -173,6 +181,11 @@ mod tests {
     #[test]
     fn each_clients_shape_is_detected() {
         let is = |payload: Value, want: Protocol| assert_eq!(detect(&payload), want, "{payload}");
+
+        is(
+            json!({"hookName": "tool_call", "preToolUse": {"toolName": "run_commands"}}),
+            Protocol::Cline,
+        );
 
         is(
             json!({"toolName": "bash", "toolArgs": {"command": "ls"}, "cwd": "/p"}),
