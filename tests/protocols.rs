@@ -5,6 +5,8 @@
 //! client's block.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -490,6 +492,99 @@ fn cline_leaves_other_tools_to_cline() {
     }
 }
 
+// --- OpenCode ---------------------------------------------------------------
+
+fn opencode_payload(command: &str) -> Vec<u8> {
+    bytes(json!({
+        "input": {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"},
+        "output": {"args": {"command": command}},
+        "directory": PROJECT
+    }))
+}
+
+fn opencode_decision(o: &Out) -> (String, String) {
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let v = json_out(o);
+    assert_eq!(keys(&v), ["decision", "reason"], "{}", o.stdout);
+    (
+        v["decision"].as_str().unwrap_or("?").to_string(),
+        v["reason"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn opencode_allow_ask_deny() {
+    if let Some(p) = capture("opencode-1.18.33-tool.execute.before-bash.json") {
+        assert_eq!(
+            opencode_decision(&hook(&["--mode", "balanced"], &p, &[])).0,
+            "ask"
+        );
+    }
+    for (mode, cmd, want) in [
+        ("balanced", "git status", "allow"),
+        ("balanced", "rm -rf build", "ask"),
+        ("restricted", "rm -rf build", "deny"),
+    ] {
+        let (d, reason) = opencode_decision(&hook(&["--mode", mode], &opencode_payload(cmd), &[]));
+        assert_eq!(d, want, "{mode} {cmd}");
+        assert!(!reason.is_empty());
+    }
+}
+
+#[test]
+fn opencode_reads_an_absolute_workdir_over_the_directory() {
+    let workdir = |dir: &str| {
+        bytes(json!({"input": {"tool": "bash"}, "directory": "/elsewhere",
+                     "output": {"args": {"command": INSIDE, "workdir": dir}}}))
+    };
+    let decide =
+        |dir: &str| opencode_decision(&hook(&["--mode", "balanced"], &workdir(dir), &[])).0;
+    assert_eq!(decide(PROJECT), "allow");
+    assert_eq!(decide("project"), "ask");
+}
+
+#[test]
+fn opencode_fails_closed_with_deny() {
+    let mut cases = unreadable();
+    cases.extend([
+        (
+            "no input",
+            bytes(json!({"output": {"args": {"command": "ls"}}})),
+        ),
+        (
+            "input not an object",
+            bytes(json!({"input": "bash", "output": {"args": {}}})),
+        ),
+        ("no output", bytes(json!({"input": {"tool": "bash"}}))),
+        (
+            "no tool",
+            bytes(json!({"input": {}, "output": {"args": {"command": "ls"}}})),
+        ),
+        (
+            "args a string",
+            bytes(json!({"input": {"tool": "bash"}, "output": {"args": "ls"}})),
+        ),
+        (
+            "no command",
+            bytes(json!({"input": {"tool": "bash"}, "output": {"args": {}}})),
+        ),
+        (
+            "command a number",
+            bytes(json!({"input": {"tool": "bash"}, "output": {"args": {"command": 1}}})),
+        ),
+    ]);
+    for (name, payload) in cases {
+        let o = hook(
+            &["--protocol", "opencode", "--mode", "autonomous"],
+            &payload,
+            &[],
+        );
+        let (d, reason) = opencode_decision(&o);
+        assert_eq!(d, "deny", "{name}");
+        assert!(reason.starts_with(CANT), "{name}: {reason}");
+    }
+}
+
 // --- Every protocol ---------------------------------------------------------
 
 /// Whether an answer lets the call run, in the protocol it is in.
@@ -498,6 +593,7 @@ fn runs(protocol: &str, o: &Out) -> bool {
         "copilot" => copilot_decision(o).0 == "allow",
         "qwen" => qwen_decision(o).0 == "allow",
         "cline" => o.stdout == GO_ON,
+        "opencode" => opencode_decision(o).0 == "allow",
         _ => panic!("{protocol}"),
     }
 }
@@ -509,6 +605,7 @@ fn payloads(command: &str) -> Vec<(&'static str, Vec<u8>)> {
         ("copilot", copilot_payload(command)),
         ("qwen", qwen_payload(command)),
         ("cline", cline_commands(&[command])),
+        ("opencode", opencode_payload(command)),
     ]
 }
 
@@ -579,5 +676,186 @@ fn a_shell_tools_list_for_another_client_does_not_unguard_a_shell() {
         let o = hook(&["--config", &cfg], &payload, &[]);
         assert!(runs(protocol, &o), "{protocol}: {}", o.stdout);
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+// --- The OpenCode plugin, under node ----------------------------------------
+
+#[cfg(unix)]
+fn executable(path: &Path, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    write(path, script);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Runs the plugin's `tool.execute.before` once under node, with
+/// `TOOLGATE_BIN` set to `bin`; returns what the driver printed: `RAN` or
+/// `BLOCKED <message>`.
+fn run_plugin(dir: &Path, bin: &Path, tool: &str, command: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new("node");
+    cmd.arg(dir.join("driver.mjs"))
+        .arg(tool)
+        .arg(command)
+        .env("TOOLGATE_BIN", bin)
+        .env_remove("TOOLGATE_TIMEOUT_MS")
+        .env_remove("TOOLGATE_MODE")
+        .env_remove("TOOLGATE_CONFIG")
+        .env_remove("TOOLGATE_PROFILE")
+        .env_remove("TOOLGATE_HEADLESS")
+        .env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap_or_else(|e| panic!("running node: {e}"));
+    assert!(
+        out.status.success(),
+        "the driver failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_opencode_plugin_runs_a_call_only_on_a_clean_allow() {
+    if !Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        eprintln!("skipping: node is not installed");
+        return;
+    }
+    let dir = scratch("opencode-plugin");
+    write(&dir.join("toolgate.mjs"), toolgate::hook::OPENCODE_PLUGIN);
+    // The driver loads the plugin as OpenCode does and calls the hook with
+    // the (input, output) OpenCode passes.
+    write(
+        &dir.join("driver.mjs"),
+        r#"import { ToolgatePlugin } from "./toolgate.mjs";
+const [tool, command] = process.argv.slice(2);
+const hooks = await ToolgatePlugin({ directory: "/home/dev/project" });
+const input = { tool, sessionID: "ses_1", callID: "call_1" };
+const output = { args: { command } };
+try {
+  await hooks["tool.execute.before"](input, output);
+  console.log("RAN");
+} catch (e) {
+  console.log(`BLOCKED ${e.message}`);
+}
+"#,
+    );
+    let seen = dir.join("stdin.json");
+    let fake = |name: &str, body: &str| {
+        let path = dir.join(name);
+        executable(&path, &format!("#!/bin/sh\n{body}\n"));
+        path
+    };
+    let record = format!("cat > '{}'", seen.display());
+    let allow = fake(
+        "allow",
+        &format!("{record}\necho '{{\"decision\":\"allow\",\"reason\":\"fine\"}}'"),
+    );
+    let deny = fake(
+        "deny",
+        "cat >/dev/null\necho '{\"decision\":\"deny\",\"reason\":\"no way\"}'",
+    );
+    let ask = fake(
+        "ask",
+        "cat >/dev/null\necho '{\"decision\":\"ask\",\"reason\":\"hm\"}'",
+    );
+    let garbage = fake("garbage", "cat >/dev/null\necho 'hello'");
+    let failing = fake(
+        "failing",
+        "cat >/dev/null\necho '{\"decision\":\"allow\"}'\nexit 1",
+    );
+    let hang = fake("hang", "exec sleep 30");
+    let missing = dir.join("not-there");
+
+    assert_eq!(run_plugin(&dir, &allow, "bash", "git status", &[]), "RAN");
+    // What the plugin sent: OpenCode's two objects and its directory.
+    let sent: Value =
+        serde_json::from_slice(&std::fs::read(&seen).unwrap_or_default()).unwrap_or_default();
+    assert_eq!(
+        sent,
+        json!({"input": {"tool": "bash", "sessionID": "ses_1", "callID": "call_1"},
+               "output": {"args": {"command": "git status"}},
+               "directory": "/home/dev/project"})
+    );
+    for (bin, want) in [
+        (&deny, "BLOCKED toolgate blocked this call: denied: no way"),
+        (
+            &ask,
+            "BLOCKED toolgate blocked this call: needs confirmation, which an OpenCode plugin \
+             cannot ask for: hm",
+        ),
+        (
+            &garbage,
+            "BLOCKED toolgate blocked this call: toolgate's answer is not JSON",
+        ),
+        (
+            &failing,
+            "BLOCKED toolgate blocked this call: could not check this call: toolgate exited \
+             with status 1",
+        ),
+    ] {
+        assert_eq!(
+            run_plugin(&dir, bin, "bash", "git status", &[]),
+            want,
+            "{}",
+            bin.display()
+        );
+    }
+    let got = run_plugin(&dir, &missing, "bash", "git status", &[]);
+    assert!(got.starts_with("BLOCKED toolgate blocked this call: could not check this call: toolgate could not be started"), "{got}");
+    // A toolgate that never answers is killed and the call blocked, in
+    // the plugin's time, not the child's.
+    let started = Instant::now();
+    let got = run_plugin(
+        &dir,
+        &hang,
+        "bash",
+        "git status",
+        &[("TOOLGATE_TIMEOUT_MS", "300")],
+    );
+    assert_eq!(
+        got,
+        "BLOCKED toolgate blocked this call: could not check this call: toolgate gave no answer within 300 ms"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // Tools that run no command are not sent.
+    let _ = std::fs::remove_file(&seen);
+    assert_eq!(run_plugin(&dir, &deny, "read", "", &[]), "RAN");
+    assert_eq!(run_plugin(&dir, &allow, "read", "", &[]), "RAN");
+    assert!(!seen.exists());
+    // And with the real toolgate.
+    let real = PathBuf::from(env!("CARGO_BIN_EXE_toolgate"));
+    let balanced = [("TOOLGATE_MODE", "balanced")];
+    assert_eq!(
+        run_plugin(&dir, &real, "bash", "git status", &balanced),
+        "RAN"
+    );
+    assert_eq!(run_plugin(&dir, &real, "bash", INSIDE, &balanced), "RAN");
+    let got = run_plugin(&dir, &real, "bash", "rm -rf build", &balanced);
+    assert!(
+        got.starts_with("BLOCKED toolgate blocked this call: needs confirmation"),
+        "{got}"
+    );
+    let got = run_plugin(
+        &dir,
+        &real,
+        "bash",
+        "rm -rf build",
+        &[("TOOLGATE_MODE", "restricted")],
+    );
+    assert!(
+        got.starts_with("BLOCKED toolgate blocked this call: denied: destructive"),
+        "{got}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,6 +1,6 @@
 //! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
-//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline and the seed
-//! runtime.
+//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline, OpenCode
+//! (through a plugin toolgate ships) and the seed runtime.
 //!
 //! Most of these clients let a call run when a hook crashes, stays silent
 //! or prints something unexpected, so [`respond`] never fails: a payload
@@ -20,6 +20,7 @@ pub mod config;
 mod copilot;
 mod docker_agent;
 mod gemini;
+mod opencode;
 mod qwen;
 pub mod wire;
 
@@ -32,6 +33,7 @@ use crate::label::Class;
 use crate::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
 pub use config::{ConfigError, HookConfig};
+pub use opencode::PLUGIN as OPENCODE_PLUGIN;
 pub use wire::{detect, parse_request, Request};
 
 /// The largest payload read. Real payloads are a few kilobytes; a larger
@@ -53,6 +55,8 @@ pub enum Protocol {
     Qwen,
     /// Cline `PreToolUse`.
     Cline,
+    /// OpenCode, through toolgate's plugin ([`OPENCODE_PLUGIN`]).
+    OpenCode,
     /// The seed runtime's snake_case hook shape.
     DockerAgent,
 }
@@ -66,6 +70,7 @@ impl Protocol {
         Protocol::Copilot,
         Protocol::Qwen,
         Protocol::Cline,
+        Protocol::OpenCode,
         Protocol::DockerAgent,
     ];
 
@@ -78,6 +83,7 @@ impl Protocol {
             Protocol::Copilot => "copilot",
             Protocol::Qwen => "qwen",
             Protocol::Cline => "cline",
+            Protocol::OpenCode => "opencode",
             Protocol::DockerAgent => "docker-agent",
         }
     }
@@ -100,6 +106,7 @@ impl Protocol {
             "copilot" | "copilot-cli" | "github-copilot" => Protocol::Copilot,
             "qwen" | "qwen-code" => Protocol::Qwen,
             "cline" => Protocol::Cline,
+            "opencode" | "open-code" => Protocol::OpenCode,
             "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
             _ => return None,
         })
@@ -119,6 +126,7 @@ impl Protocol {
             | Protocol::Copilot
             | Protocol::Qwen
             | Protocol::Cline
+            | Protocol::OpenCode
             | Protocol::Gemini => Decision::Deny,
         }
     }
@@ -136,6 +144,7 @@ impl Protocol {
             | Protocol::Codex
             | Protocol::Gemini
             | Protocol::Qwen
+            | Protocol::OpenCode
             | Protocol::DockerAgent => None,
         }
     }
@@ -215,6 +224,7 @@ fn render(
         ),
         Protocol::Qwen => qwen::answer(decision, &reason),
         Protocol::Cline => cline::answer(decision, &reason),
+        Protocol::OpenCode => opencode::answer(decision, &reason),
         Protocol::DockerAgent => docker_agent::answer(
             (!opts.label_only).then_some(decision),
             &reason,

@@ -14,12 +14,12 @@
 //! ```
 //!
 //! The other clients send shapes of their own, read in their modules:
-//! Copilot's native format (`toolName`, `toolArgs`) and Cline
-//! (`preToolUse`).
+//! Copilot's native format (`toolName`, `toolArgs`), Cline (`preToolUse`)
+//! and OpenCode through toolgate's plugin (`input`, `output`).
 
 use serde_json::{Map, Value};
 
-use super::{cline, copilot, Protocol};
+use super::{cline, copilot, opencode, Protocol};
 
 /// The part of a payload the gate needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,11 +29,11 @@ pub struct Request {
     /// Its arguments (an object).
     pub tool_input: Value,
     /// The commands of a shell call, for the clients whose shell tool the
-    /// reader knows (Copilot's `bash`, Cline's `run_commands`): each is
-    /// non-blank, and each is decided as a shell command whatever the
-    /// configuration's list of shell tool names says. `None` for every
-    /// other call, which the gate reads from `tool_name` and `tool_input`
-    /// as it reads any tool call.
+    /// reader knows (Copilot's and OpenCode's `bash`, Cline's
+    /// `run_commands`): each is non-blank, and each is decided as a shell
+    /// command whatever the configuration's list of shell tool names says.
+    /// `None` for every other call, which the gate reads from `tool_name`
+    /// and `tool_input` as it reads any tool call.
     pub commands: Option<Vec<String>>,
     /// The payload's event name (`hook_event_name`, Cline's `hookName`),
     /// echoed in answers that carry one.
@@ -50,6 +50,7 @@ pub fn parse_request(protocol: Protocol, payload: &Value) -> Result<Request, Str
     match protocol {
         Protocol::Copilot => copilot::parse(payload),
         Protocol::Cline => cline::parse(payload),
+        Protocol::OpenCode => opencode::parse(payload),
         Protocol::Claude
         | Protocol::Codex
         | Protocol::Gemini
@@ -135,6 +136,13 @@ pub fn detect(payload: &Value) -> Protocol {
         return Protocol::Cline;
     }
 
+    // toolgate's OpenCode plugin sends OpenCode's `input` and `output`.
+    if payload.get("input").is_some_and(Value::is_object)
+        && payload.get("output").is_some_and(Value::is_object)
+    {
+        return Protocol::OpenCode;
+    }
+
     // Copilot's own format: camelCase `toolName` and `toolArgs`.
     if has("toolName") || has("toolArgs") {
         return Protocol::Copilot;
@@ -185,6 +193,16 @@ mod tests {
         is(
             json!({"hookName": "tool_call", "preToolUse": {"toolName": "run_commands"}}),
             Protocol::Cline,
+        );
+
+        is(
+            json!({"input": {"tool": "bash"}, "output": {"args": {"command": "ls"}}}),
+            Protocol::OpenCode,
+        );
+        // An `input` that is not the plugin's object is not OpenCode.
+        is(
+            json!({"input": "x", "output": {}, "tool_name": "Bash"}),
+            Protocol::Claude,
         );
 
         is(
