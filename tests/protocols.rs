@@ -585,6 +585,158 @@ fn opencode_fails_closed_with_deny() {
     }
 }
 
+// --- Cursor (documented, unverified) ----------------------------------------
+
+fn cursor_payload(command: &str) -> Value {
+    json!({
+        "hook_event_name": "beforeShellExecution", "conversation_id": "c", "generation_id": "g",
+        "workspace_roots": [PROJECT], "model": "m", "cursor_version": "2.0.77",
+        "command": command, "cwd": PROJECT
+    })
+}
+
+#[test]
+fn cursor_allows_or_denies_and_never_asks() {
+    let o = hook(
+        &["--mode", "balanced"],
+        &bytes(cursor_payload("git status")),
+        &[],
+    );
+    assert_eq!(
+        (o.code, o.stdout.as_str()),
+        (Some(0), "{\"permission\":\"allow\"}\n")
+    );
+    for (mode, cmd, needs_confirmation) in [
+        ("balanced", "rm -rf build", true),
+        ("restricted", "rm -rf build", false),
+    ] {
+        let o = hook(&["--mode", mode], &bytes(cursor_payload(cmd)), &[]);
+        assert_eq!(o.code, Some(0));
+        let v = json_out(&o);
+        assert_eq!(keys(&v), ["agent_message", "permission", "user_message"]);
+        assert_eq!(v["permission"], "deny", "{mode}");
+        assert_eq!(v["user_message"], v["agent_message"]);
+        let said = v["user_message"].as_str().unwrap_or_default();
+        assert_eq!(
+            said.contains("cannot ask for"),
+            needs_confirmation,
+            "{said}"
+        );
+    }
+}
+
+#[test]
+fn cursor_falls_back_on_the_first_workspace_root() {
+    let mut p = cursor_payload(INSIDE);
+    p.as_object_mut().map(|m| m.remove("cwd"));
+    let o = hook(&["--mode", "balanced"], &bytes(p), &[]);
+    assert_eq!(json_out(&o)["permission"], "allow");
+}
+
+#[test]
+fn cursor_fails_closed_with_deny() {
+    let mut cases = unreadable();
+    cases.extend([
+        (
+            "no command",
+            bytes(json!({"hook_event_name": "beforeShellExecution", "cwd": PROJECT})),
+        ),
+        (
+            "command a list",
+            bytes(json!({"hook_event_name": "beforeShellExecution", "command": ["ls"]})),
+        ),
+        (
+            "blank command",
+            bytes(json!({"hook_event_name": "beforeShellExecution", "command": ""})),
+        ),
+        // An MCP call's `command` is the server's command line, not a call.
+        (
+            "another event",
+            bytes(
+                json!({"hook_event_name": "beforeMCPExecution", "command": "npx server",
+                                        "tool_name": "q", "tool_input": "{}"}),
+            ),
+        ),
+    ]);
+    for (name, payload) in cases {
+        let o = hook(
+            &["--protocol", "cursor", "--mode", "autonomous"],
+            &payload,
+            &[],
+        );
+        assert_eq!(o.code, Some(0), "{name}");
+        let v = json_out(&o);
+        assert_eq!(v["permission"], "deny", "{name}");
+        let said = v["user_message"].as_str().unwrap_or_default();
+        assert!(said.starts_with(CANT), "{name}: {said}");
+    }
+}
+
+// --- Windsurf (documented, unverified) --------------------------------------
+
+fn windsurf_payload(command: &str) -> Value {
+    json!({
+        "agent_action_name": "pre_run_command", "trajectory_id": "t", "execution_id": "e",
+        "timestamp": "2026-06-29T18:10:30.653398-04:00", "model_name": "m",
+        "tool_info": {"command_line": command, "cwd": PROJECT}
+    })
+}
+
+#[test]
+fn windsurf_blocks_with_exit_2() {
+    let o = hook(
+        &["--mode", "balanced"],
+        &bytes(windsurf_payload("git status")),
+        &[],
+    );
+    assert_eq!(
+        (o.code, o.stdout.as_str(), o.stderr.as_str()),
+        (Some(0), "", "")
+    );
+    for (mode, cmd, needs_confirmation) in [
+        ("balanced", "rm -rf build", true),
+        ("restricted", "rm -rf build", false),
+    ] {
+        let o = hook(&["--mode", mode], &bytes(windsurf_payload(cmd)), &[]);
+        assert_eq!((o.code, o.stdout.as_str()), (Some(2), ""), "{mode}");
+        assert!(o.stderr.contains("recursive delete"), "{}", o.stderr);
+        assert_eq!(o.stderr.contains("cannot ask for"), needs_confirmation);
+    }
+}
+
+#[test]
+fn windsurf_fails_closed_with_exit_2() {
+    let mut cases = unreadable();
+    cases.extend([
+        (
+            "no tool_info",
+            bytes(json!({"agent_action_name": "pre_run_command"})),
+        ),
+        (
+            "tool_info a string",
+            bytes(json!({"agent_action_name": "pre_run_command", "tool_info": "ls"})),
+        ),
+        (
+            "no command_line",
+            bytes(json!({"agent_action_name": "pre_run_command", "tool_info": {"cwd": PROJECT}})),
+        ),
+        (
+            "another action",
+            bytes(json!({"agent_action_name": "pre_read_code",
+                                         "tool_info": {"file_path": "/etc/passwd"}})),
+        ),
+    ]);
+    for (name, payload) in cases {
+        let o = hook(
+            &["--protocol", "windsurf", "--mode", "autonomous"],
+            &payload,
+            &[],
+        );
+        assert_eq!((o.code, o.stdout.as_str()), (Some(2), ""), "{name}");
+        assert!(o.stderr.starts_with(CANT), "{name}: {}", o.stderr);
+    }
+}
+
 // --- Every protocol ---------------------------------------------------------
 
 /// Whether an answer lets the call run, in the protocol it is in.
@@ -594,6 +746,8 @@ fn runs(protocol: &str, o: &Out) -> bool {
         "qwen" => qwen_decision(o).0 == "allow",
         "cline" => o.stdout == GO_ON,
         "opencode" => opencode_decision(o).0 == "allow",
+        "cursor" => json_out(o)["permission"] == "allow",
+        "windsurf" => o.code == Some(0),
         _ => panic!("{protocol}"),
     }
 }
@@ -606,6 +760,8 @@ fn payloads(command: &str) -> Vec<(&'static str, Vec<u8>)> {
         ("qwen", qwen_payload(command)),
         ("cline", cline_commands(&[command])),
         ("opencode", opencode_payload(command)),
+        ("cursor", bytes(cursor_payload(command))),
+        ("windsurf", bytes(windsurf_payload(command))),
     ]
 }
 

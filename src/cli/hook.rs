@@ -20,8 +20,8 @@ use toolgate::Classifier;
 /// Options of `toolgate hook`.
 #[derive(Debug, ClapArgs)]
 pub struct HookArgs {
-    /// claude, codex, gemini, copilot, qwen, cline, opencode or docker-agent
-    /// (default: detected from the payload).
+    /// claude, codex, gemini, copilot, qwen, cline, opencode, cursor,
+    /// windsurf or docker-agent (default: detected from the payload).
     #[arg(long)]
     pub protocol: Option<String>,
     /// strict, balanced, restricted or autonomous (an unrecognised name is

@@ -1,6 +1,6 @@
 //! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
 //! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline, OpenCode
-//! (through a plugin toolgate ships) and the seed runtime.
+//! (through a plugin toolgate ships), Cursor, Windsurf and the seed runtime.
 //!
 //! Most of these clients let a call run when a hook crashes, stays silent
 //! or prints something unexpected, so [`respond`] never fails: a payload
@@ -8,7 +8,7 @@
 //! well-formed fail-closed answer with a reason. That answer is the one
 //! *this* client treats as a block ([`Protocol::fail_closed`]): ask where
 //! the client is known to hold an ask for a person, else deny; Cline has
-//! no deny and cancels.
+//! no deny and cancels, Windsurf reads only exit 2.
 //!
 //! Each client's module says what its payload looks like, what answer it
 //! honours, and what happens in a headless run.
@@ -18,10 +18,12 @@ mod cline;
 mod codex;
 pub mod config;
 mod copilot;
+mod cursor;
 mod docker_agent;
 mod gemini;
 mod opencode;
 mod qwen;
+mod windsurf;
 pub mod wire;
 
 use std::io::Read;
@@ -57,6 +59,10 @@ pub enum Protocol {
     Cline,
     /// OpenCode, through toolgate's plugin ([`OPENCODE_PLUGIN`]).
     OpenCode,
+    /// Cursor `beforeShellExecution`.
+    Cursor,
+    /// Windsurf Cascade `pre_run_command`.
+    Windsurf,
     /// The seed runtime's snake_case hook shape.
     DockerAgent,
 }
@@ -71,6 +77,8 @@ impl Protocol {
         Protocol::Qwen,
         Protocol::Cline,
         Protocol::OpenCode,
+        Protocol::Cursor,
+        Protocol::Windsurf,
         Protocol::DockerAgent,
     ];
 
@@ -84,13 +92,15 @@ impl Protocol {
             Protocol::Qwen => "qwen",
             Protocol::Cline => "cline",
             Protocol::OpenCode => "opencode",
+            Protocol::Cursor => "cursor",
+            Protocol::Windsurf => "windsurf",
             Protocol::DockerAgent => "docker-agent",
         }
     }
 
     /// Parses a protocol's [`name`](Protocol::name), or one of the longer
     /// names its client goes by (`claude-code`, `gemini-cli`, `copilot-cli`,
-    /// `qwen-code`, `seed`, …), in any case.
+    /// `qwen-code`, `cascade`, `seed`, …), in any case.
     ///
     /// ```
     /// use toolgate::hook::Protocol;
@@ -107,6 +117,8 @@ impl Protocol {
             "qwen" | "qwen-code" => Protocol::Qwen,
             "cline" => Protocol::Cline,
             "opencode" | "open-code" => Protocol::OpenCode,
+            "cursor" => Protocol::Cursor,
+            "windsurf" | "cascade" => Protocol::Windsurf,
             "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
             _ => return None,
         })
@@ -115,9 +127,9 @@ impl Protocol {
     /// The decision a fail-closed answer carries: ask where the client is
     /// known to hold an ask for a person (Claude Code, the seed runtime,
     /// Gemini CLI when not headless), else deny, which each client's
-    /// renderer turns into its own block (Cline's cancel). Copilot and Qwen
-    /// Code were seen to block an ask only in headless runs, so for them,
-    /// too, the sure block is deny.
+    /// renderer turns into its own block (Cline's cancel, Windsurf's exit
+    /// 2). Copilot and Qwen Code were seen to block an ask only in
+    /// headless runs, so for them, too, the sure block is deny.
     pub fn fail_closed(self, headless: bool) -> Decision {
         match self {
             Protocol::Claude | Protocol::DockerAgent => Decision::Ask,
@@ -127,6 +139,8 @@ impl Protocol {
             | Protocol::Qwen
             | Protocol::Cline
             | Protocol::OpenCode
+            | Protocol::Cursor
+            | Protocol::Windsurf
             | Protocol::Gemini => Decision::Deny,
         }
     }
@@ -145,6 +159,8 @@ impl Protocol {
             | Protocol::Gemini
             | Protocol::Qwen
             | Protocol::OpenCode
+            | Protocol::Cursor
+            | Protocol::Windsurf
             | Protocol::DockerAgent => None,
         }
     }
@@ -181,9 +197,9 @@ impl Answer {
         }
     }
 
-    /// Exit 2 with the reason on stderr: the answer that blocks in every
-    /// command-hook client but Cline (which ignores exit codes), used when
-    /// the protocol itself is unknown.
+    /// Exit 2 with the reason on stderr: the block of Windsurf, and the
+    /// answer that blocks in every command-hook client but Cline (which
+    /// ignores exit codes) when the protocol itself is unknown.
     pub fn blocked(reason: &str) -> Answer {
         Answer {
             stdout: String::new(),
@@ -225,6 +241,8 @@ fn render(
         Protocol::Qwen => qwen::answer(decision, &reason),
         Protocol::Cline => cline::answer(decision, &reason),
         Protocol::OpenCode => opencode::answer(decision, &reason),
+        Protocol::Cursor => cursor::answer(decision, &reason),
+        Protocol::Windsurf => windsurf::answer(decision, &reason),
         Protocol::DockerAgent => docker_agent::answer(
             (!opts.label_only).then_some(decision),
             &reason,

@@ -14,12 +14,13 @@
 //! ```
 //!
 //! The other clients send shapes of their own, read in their modules:
-//! Copilot's native format (`toolName`, `toolArgs`), Cline (`preToolUse`)
-//! and OpenCode through toolgate's plugin (`input`, `output`).
+//! Copilot's native format (`toolName`, `toolArgs`), Cline (`preToolUse`),
+//! OpenCode through toolgate's plugin (`input`, `output`), Cursor
+//! (`command` at the top) and Windsurf (`tool_info.command_line`).
 
 use serde_json::{Map, Value};
 
-use super::{cline, copilot, opencode, Protocol};
+use super::{cline, copilot, cursor, opencode, windsurf, Protocol};
 
 /// The part of a payload the gate needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,10 +31,11 @@ pub struct Request {
     pub tool_input: Value,
     /// The commands of a shell call, for the clients whose shell tool the
     /// reader knows (Copilot's and OpenCode's `bash`, Cline's
-    /// `run_commands`): each is non-blank, and each is decided as a shell
-    /// command whatever the configuration's list of shell tool names says.
-    /// `None` for every other call, which the gate reads from `tool_name`
-    /// and `tool_input` as it reads any tool call.
+    /// `run_commands`, Cursor's and Windsurf's shell events): each is
+    /// non-blank, and each is decided as a shell command whatever the
+    /// configuration's list of shell tool names says. `None` for every
+    /// other call, which the gate reads from `tool_name` and `tool_input`
+    /// as it reads any tool call.
     pub commands: Option<Vec<String>>,
     /// The payload's event name (`hook_event_name`, Cline's `hookName`),
     /// echoed in answers that carry one.
@@ -51,6 +53,8 @@ pub fn parse_request(protocol: Protocol, payload: &Value) -> Result<Request, Str
         Protocol::Copilot => copilot::parse(payload),
         Protocol::Cline => cline::parse(payload),
         Protocol::OpenCode => opencode::parse(payload),
+        Protocol::Cursor => cursor::parse(payload),
+        Protocol::Windsurf => windsurf::parse(payload),
         Protocol::Claude
         | Protocol::Codex
         | Protocol::Gemini
@@ -131,6 +135,11 @@ pub fn detect(payload: &Value) -> Protocol {
     let tool = payload.get("tool_name").and_then(Value::as_str);
     let input = payload.get("tool_input");
 
+    // Windsurf names its action in `agent_action_name`.
+    if has("agent_action_name") {
+        return Protocol::Windsurf;
+    }
+
     // Cline's keys are camelCase and its own.
     if has("hookName") || has("preToolUse") || has("clineVersion") {
         return Protocol::Cline;
@@ -146,6 +155,11 @@ pub fn detect(payload: &Value) -> Protocol {
     // Copilot's own format: camelCase `toolName` and `toolArgs`.
     if has("toolName") || has("toolArgs") {
         return Protocol::Copilot;
+    }
+
+    // Cursor's shell event (Cursor also sends `model`, hence before Codex).
+    if event == Some("beforeShellExecution") || has("cursor_version") {
+        return Protocol::Cursor;
     }
 
     // Qwen Code: Gemini's shell tool name with Claude's event.
@@ -191,6 +205,11 @@ mod tests {
         let is = |payload: Value, want: Protocol| assert_eq!(detect(&payload), want, "{payload}");
 
         is(
+            json!({"agent_action_name": "pre_run_command", "tool_info": {"command_line": "ls"}}),
+            Protocol::Windsurf,
+        );
+
+        is(
             json!({"hookName": "tool_call", "preToolUse": {"toolName": "run_commands"}}),
             Protocol::Cline,
         );
@@ -212,6 +231,11 @@ mod tests {
         is(
             json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "timestamp": "t"}),
             Protocol::Copilot,
+        );
+
+        is(
+            json!({"hook_event_name": "beforeShellExecution", "command": "ls", "model": "m"}),
+            Protocol::Cursor,
         );
 
         is(
