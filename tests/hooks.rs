@@ -7,13 +7,15 @@ use crate::util;
 
 use serde_json::{json, Value};
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+/// What `toolgate hook` printed and how it exited.
+pub(crate) struct Out {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
-fn hook(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out {
+/// Runs `toolgate hook ARGS` with `stdin` and `env`.
+pub(crate) fn hook(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out {
     let mut full = vec!["hook"];
     full.extend_from_slice(args);
     let o = util::run(&full, stdin, env);
@@ -24,7 +26,8 @@ fn hook(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Out {
     }
 }
 
-fn json_out(o: &Out) -> Value {
+/// The answer's stdout as JSON (panics, saying what was printed, if not).
+pub(crate) fn json_out(o: &Out) -> Value {
     serde_json::from_str(o.stdout.trim()).unwrap_or_else(|e| {
         panic!(
             "not JSON ({e}): {:?} stderr {:?} code {:?}",
@@ -85,6 +88,17 @@ fn claude_decision(o: &Out) -> (String, String) {
     )
 }
 
+fn keys(v: &Value) -> Vec<&str> {
+    v.as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn claude_asks(v: &Value) -> bool {
+    v["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
+        && v["hookSpecificOutput"]["permissionDecision"] == "ask"
+}
+
 #[test]
 fn captured_payloads_are_answered_in_their_protocol() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/protocols");
@@ -92,39 +106,60 @@ fn captured_payloads_are_answered_in_their_protocol() {
         eprintln!("skipping: ../shared/protocols is absent");
         return;
     };
-    let mut seen = 0;
+    // Each capture is `rm -rf build`, which balanced mode asks about: the
+    // answer is that client's ask, or its block where it has no ask. The
+    // protocol is detected from the payload, as it is when a hook is
+    // configured without `--protocol`. By file name prefix, the more
+    // specific first:
+    type Check = fn(&Out, &Value) -> bool;
+    let clients: Vec<(&str, Check)> = vec![
+        ("claude-code-", |_, v| {
+            claude_asks(v) && keys(v) == ["hookSpecificOutput"]
+        }),
+        ("codex-", |_, v| {
+            v["hookSpecificOutput"]["permissionDecision"] == "deny"
+        }),
+        ("gemini-cli-", |_, v| v["decision"] == "ask"),
+        // Both shapes, each honoured by this Copilot hook.
+        ("copilot-1.0.102-claude-format-", |_, v| {
+            v["permissionDecision"] == "ask" && claude_asks(v)
+        }),
+        // Top level only: the Claude shape alone lets the call run.
+        ("copilot-", |_, v| {
+            v["permissionDecision"] == "ask"
+                && keys(v) == ["permissionDecision", "permissionDecisionReason"]
+        }),
+        ("qwen-code-", |_, v| {
+            claude_asks(v) && keys(v) == ["hookSpecificOutput"]
+        }),
+        // Cline's one block; the reason is on stderr.
+        ("cline-", |o, _| {
+            o.stdout == "{\"cancel\":true}\n" && o.stderr.contains("recursive delete")
+        }),
+        ("opencode-", |_, v| v["decision"] == "ask"),
+    ];
+    let mut seen = Vec::new();
     for f in files.filter_map(|e| e.ok().map(|e| e.path())) {
         let name = f
             .file_name()
             .and_then(|n| n.to_str())
             .unwrap_or_default()
             .to_string();
-        // The clients whose protocols toolgate answers; the other captures
-        // (Copilot, Qwen Code, Cline, OpenCode) wait for their protocols.
-        let supported = ["claude-code-", "codex-", "gemini-cli-"];
-        if !name.ends_with(".json") || !supported.iter().any(|p| name.starts_with(p)) {
+        if !name.ends_with(".json") {
             continue;
         }
+        let Some((prefix, answered)) = clients.iter().find(|(p, _)| name.starts_with(p)) else {
+            panic!("{name}: a capture of a client this test does not know");
+        };
         let payload = std::fs::read(&f).unwrap_or_default();
         let o = hook(&["--mode", "balanced"], &payload, &[]);
-        assert_eq!(o.code, Some(0), "{name}");
-        let v = json_out(&o);
-        if name.starts_with("gemini") {
-            assert_eq!(v["decision"], "ask", "{name}");
-        } else if name.starts_with("codex") {
-            assert_eq!(
-                v["hookSpecificOutput"]["permissionDecision"], "deny",
-                "{name}"
-            );
-        } else {
-            assert_eq!(
-                v["hookSpecificOutput"]["permissionDecision"], "ask",
-                "{name}"
-            );
-        }
-        seen += 1;
+        assert_eq!(o.code, Some(0), "{name}: {}", o.stderr);
+        assert!(answered(&o, &json_out(&o)), "{name}: {}", o.stdout);
+        seen.push(*prefix);
     }
-    assert_eq!(seen, 3);
+    for (prefix, _) in &clients {
+        assert!(seen.contains(prefix), "no capture starts with {prefix}");
+    }
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod peers;
 mod profile_cli;
 mod profiles;
 mod properties;
+mod protocols;
 mod readme_examples;
 mod reference_doc;
 mod spec_examples;

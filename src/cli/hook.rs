@@ -20,8 +20,8 @@ use toolgate::Classifier;
 /// Options of `toolgate hook`.
 #[derive(Debug, ClapArgs)]
 pub struct HookArgs {
-    /// claude, codex, gemini or docker-agent (default: detected from the
-    /// payload).
+    /// claude, codex, gemini, copilot, qwen, cline, opencode, cursor,
+    /// windsurf or docker-agent (default: detected from the payload).
     #[arg(long)]
     pub protocol: Option<String>,
     /// strict, balanced, restricted or autonomous (an unrecognised name is
@@ -77,11 +77,13 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
     let payload = hook::read_payload(io::stdin().lock());
     let answer = panic::catch_unwind(AssertUnwindSafe(|| {
         if bad_protocol {
+            let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
             return fail_closed(
                 None,
                 &format!(
-                    "unknown --protocol `{}` (use claude, codex, gemini or docker-agent)",
-                    args.protocol.as_deref().unwrap_or_default()
+                    "unknown --protocol `{}` (use one of {})",
+                    args.protocol.as_deref().unwrap_or_default(),
+                    names.join(", ")
                 ),
                 opts,
             );
@@ -100,7 +102,8 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         // Load the taxonomy only for a payload worth classifying: a bad
         // payload is answered before any of that work.
         if let Ok(v) = serde_json::from_slice::<serde_json::Value>(payload) {
-            if let Err(why) = hook::parse_request(&v) {
+            let protocol = opts.protocol.unwrap_or_else(|| hook::detect(&v));
+            if let Err(why) = hook::parse_request(protocol, &v) {
                 return fail_closed(opts.protocol, &why, opts);
             }
         }

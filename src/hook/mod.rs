@@ -1,27 +1,41 @@
 //! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
-//! Codex, Gemini CLI and the seed runtime.
+//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline, OpenCode
+//! (through a plugin toolgate ships), Cursor, Windsurf and the seed runtime.
 //!
-//! Two of these clients let a call run when a hook crashes, stays silent or
-//! prints something unexpected, so [`respond`] never fails: a payload that
-//! cannot be read, is too large, is not JSON or has no command gets a
-//! well-formed fail-closed answer (ask where the client honours ask, else
-//! deny) with a reason.
+//! Most of these clients let a call run when a hook crashes, stays silent
+//! or prints something unexpected, so [`respond`] never fails: a payload
+//! that cannot be read, is too large, is not JSON or has no command gets a
+//! well-formed fail-closed answer with a reason. That answer is the one
+//! *this* client treats as a block ([`Protocol::fail_closed`]): ask where
+//! the client is known to hold an ask for a person, else deny; Cline has
+//! no deny and cancels, Windsurf reads only exit 2.
+//!
+//! Each client's module says what its payload looks like, what answer it
+//! honours, and what happens in a headless run.
 
 mod claude;
+mod cline;
 mod codex;
 pub mod config;
+mod copilot;
+mod cursor;
 mod docker_agent;
 mod gemini;
+mod opencode;
+mod qwen;
+mod windsurf;
 pub mod wire;
 
 use std::io::Read;
 
 use serde_json::Value;
 
-use crate::gate::{Decision, Gate};
-use crate::tools::shell_command_arg;
+use crate::gate::{Decision, Gate, Verdict};
+use crate::label::Class;
+use crate::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
 pub use config::{ConfigError, HookConfig};
+pub use opencode::PLUGIN as OPENCODE_PLUGIN;
 pub use wire::{detect, parse_request, Request};
 
 /// The largest payload read. Real payloads are a few kilobytes; a larger
@@ -37,29 +51,117 @@ pub enum Protocol {
     Codex,
     /// Gemini CLI `BeforeTool`.
     Gemini,
+    /// GitHub Copilot CLI `preToolUse`, in its own format or Claude's.
+    Copilot,
+    /// Qwen Code `PreToolUse`.
+    Qwen,
+    /// Cline `PreToolUse`.
+    Cline,
+    /// OpenCode, through toolgate's plugin ([`OPENCODE_PLUGIN`]).
+    OpenCode,
+    /// Cursor `beforeShellExecution`.
+    Cursor,
+    /// Windsurf Cascade `pre_run_command`.
+    Windsurf,
     /// The seed runtime's snake_case hook shape.
     DockerAgent,
 }
 
 impl Protocol {
-    /// Parses `claude`, `codex`, `gemini` or `docker-agent`.
+    /// Every protocol, in the order the documentation lists them.
+    pub const ALL: &[Protocol] = &[
+        Protocol::Claude,
+        Protocol::Codex,
+        Protocol::Gemini,
+        Protocol::Copilot,
+        Protocol::Qwen,
+        Protocol::Cline,
+        Protocol::OpenCode,
+        Protocol::Cursor,
+        Protocol::Windsurf,
+        Protocol::DockerAgent,
+    ];
+
+    /// The name `--protocol` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Claude => "claude",
+            Protocol::Codex => "codex",
+            Protocol::Gemini => "gemini",
+            Protocol::Copilot => "copilot",
+            Protocol::Qwen => "qwen",
+            Protocol::Cline => "cline",
+            Protocol::OpenCode => "opencode",
+            Protocol::Cursor => "cursor",
+            Protocol::Windsurf => "windsurf",
+            Protocol::DockerAgent => "docker-agent",
+        }
+    }
+
+    /// Parses a protocol's [`name`](Protocol::name), or one of the longer
+    /// names its client goes by (`claude-code`, `gemini-cli`, `copilot-cli`,
+    /// `qwen-code`, `cascade`, `seed`, …), in any case.
+    ///
+    /// ```
+    /// use toolgate::hook::Protocol;
+    /// assert_eq!(Protocol::parse("Qwen-Code"), Some(Protocol::Qwen));
+    /// assert_eq!(Protocol::parse("copilot"), Some(Protocol::Copilot));
+    /// assert_eq!(Protocol::parse("vim"), None);
+    /// ```
     pub fn parse(name: &str) -> Option<Protocol> {
         Some(match name.to_ascii_lowercase().as_str() {
             "claude" | "claude-code" => Protocol::Claude,
             "codex" => Protocol::Codex,
             "gemini" | "gemini-cli" => Protocol::Gemini,
+            "copilot" | "copilot-cli" | "github-copilot" => Protocol::Copilot,
+            "qwen" | "qwen-code" => Protocol::Qwen,
+            "cline" => Protocol::Cline,
+            "opencode" | "open-code" => Protocol::OpenCode,
+            "cursor" => Protocol::Cursor,
+            "windsurf" | "cascade" => Protocol::Windsurf,
             "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
             _ => return None,
         })
     }
 
-    /// The decision a fail-closed answer carries: ask where the client
-    /// honours ask, else deny.
+    /// The decision a fail-closed answer carries: ask where the client is
+    /// known to hold an ask for a person (Claude Code, the seed runtime,
+    /// Gemini CLI when not headless), else deny, which each client's
+    /// renderer turns into its own block (Cline's cancel, Windsurf's exit
+    /// 2). Copilot and Qwen Code were seen to block an ask only in
+    /// headless runs, so for them, too, the sure block is deny.
     pub fn fail_closed(self, headless: bool) -> Decision {
         match self {
             Protocol::Claude | Protocol::DockerAgent => Decision::Ask,
             Protocol::Gemini if !headless => Decision::Ask,
-            Protocol::Gemini | Protocol::Codex => Decision::Deny,
+            Protocol::Codex
+            | Protocol::Copilot
+            | Protocol::Qwen
+            | Protocol::Cline
+            | Protocol::OpenCode
+            | Protocol::Cursor
+            | Protocol::Windsurf
+            | Protocol::Gemini => Decision::Deny,
+        }
+    }
+
+    /// The answer that leaves a call to the client's own permissions, for
+    /// the clients whose hook sees every tool call and cannot be limited to
+    /// the shell tool by a matcher (Copilot's own format, Cline). `None`
+    /// for the others, where a call that reaches the hook is one the user
+    /// chose to send.
+    fn no_opinion(self) -> Option<Answer> {
+        match self {
+            Protocol::Copilot => Some(copilot::no_opinion()),
+            Protocol::Cline => Some(cline::no_opinion()),
+            Protocol::Claude
+            | Protocol::Codex
+            | Protocol::Gemini
+            | Protocol::Qwen
+            | Protocol::OpenCode
+            | Protocol::Cursor
+            | Protocol::Windsurf
+            | Protocol::DockerAgent => None,
         }
     }
 }
@@ -95,8 +197,9 @@ impl Answer {
         }
     }
 
-    /// The answer every client reads as "blocked": exit 2 with the reason on
-    /// stderr. Used when the protocol itself is unknown.
+    /// Exit 2 with the reason on stderr: the block of Windsurf, and the
+    /// answer that blocks in every command-hook client but Cline (which
+    /// ignores exit codes) when the protocol itself is unknown.
     pub fn blocked(reason: &str) -> Answer {
         Answer {
             stdout: String::new(),
@@ -129,6 +232,17 @@ fn render(
         Protocol::Claude => claude::answer(decision, &reason),
         Protocol::Codex => codex::answer(decision, &reason),
         Protocol::Gemini => gemini::answer(decision, &reason),
+        // The snake_case payload names its event; the native one does not.
+        Protocol::Copilot => copilot::answer(
+            decision,
+            &reason,
+            request.is_some_and(|r| r.event.is_some()),
+        ),
+        Protocol::Qwen => qwen::answer(decision, &reason),
+        Protocol::Cline => cline::answer(decision, &reason),
+        Protocol::OpenCode => opencode::answer(decision, &reason),
+        Protocol::Cursor => cursor::answer(decision, &reason),
+        Protocol::Windsurf => windsurf::answer(decision, &reason),
         Protocol::DockerAgent => docker_agent::answer(
             (!opts.label_only).then_some(decision),
             &reason,
@@ -188,17 +302,41 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
             opts,
         );
     }
-    let request = match parse_request(&value) {
+    let request = match parse_request(protocol, &value) {
         Ok(r) => r,
         Err(why) => return fail_closed(Some(protocol), &why, opts),
     };
-    if gate.is_shell_tool(&request.tool_name) && shell_command_arg(&request.tool_input).is_none() {
-        return fail_closed(Some(protocol), "the shell call has no command", opts);
-    }
     let ctx = crate::Context {
         cwd: request.cwd.as_deref(),
     };
-    let verdict = gate.decide_in(&request.tool_name, &request.tool_input, None, &ctx);
+    let verdict = match &request.commands {
+        Some(commands) => match decide_commands(gate, &request.tool_name, commands, &ctx) {
+            Some(verdict) => verdict,
+            // The readers never hand over an empty list; should one, it is
+            // not a call toolgate checked.
+            None => return fail_closed(Some(protocol), "the shell call has no command", opts),
+        },
+        None => {
+            let shell = gate.is_shell_tool(&request.tool_name);
+            if shell && shell_command_arg(&request.tool_input).is_none() {
+                return fail_closed(Some(protocol), "the shell call has no command", opts);
+            }
+            let verdict = gate.decide_in(&request.tool_name, &request.tool_input, None, &ctx);
+            // A tool toolgate knows nothing about, sent only because the
+            // client cannot be told to send the shell tool alone. A default
+            // shell tool name is never one, even when the configuration's
+            // `shell_tools` leaves it out.
+            let unknown_to_toolgate = !DEFAULT_SHELL_TOOLS.contains(&request.tool_name.as_str())
+                && verdict.label.class == Class::Unknown
+                && !verdict.source.starts_with("rule_");
+            if !shell && unknown_to_toolgate {
+                if let Some(answer) = protocol.no_opinion() {
+                    return answer;
+                }
+            }
+            verdict
+        }
+    };
     render(
         protocol,
         verdict.decision,
@@ -207,4 +345,40 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
         Some(&verdict.label),
         opts,
     )
+}
+
+/// Decides a shell call the protocol read itself: each command as a call
+/// of the gate's shell tool, and the most restrictive verdict (the first
+/// of equals) for the call; `None` for no command. With several commands
+/// the reason names the one that decided.
+fn decide_commands(
+    gate: &Gate<'_>,
+    client_tool: &str,
+    commands: &[String],
+    ctx: &crate::Context<'_>,
+) -> Option<Verdict> {
+    // The client's own name for its shell tool if the configuration lists
+    // it, else the first default shell tool name the gate knows. With
+    // neither (a `shell_tools` list of other names only), the call is
+    // decided as the unknown tool it then is: not safe.
+    let tool = std::iter::once(client_tool)
+        .chain(DEFAULT_SHELL_TOOLS.iter().copied())
+        .find(|t| gate.is_shell_tool(t))
+        .unwrap_or(client_tool);
+    let mut decisive: Option<(Verdict, &str)> = None;
+    for command in commands {
+        let args = serde_json::json!({ "command": command });
+        let verdict = gate.decide_in(tool, &args, None, ctx);
+        if decisive
+            .as_ref()
+            .is_none_or(|(d, _)| verdict.decision > d.decision)
+        {
+            decisive = Some((verdict, command));
+        }
+    }
+    let (mut verdict, command) = decisive?;
+    if commands.len() > 1 {
+        verdict.reason = format!("`{command}`: {}", verdict.reason);
+    }
+    Some(verdict)
 }
