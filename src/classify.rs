@@ -749,18 +749,6 @@ impl<'c, 's> Walk<'c, 's> {
                     )
                 });
             }
-            // git reads the config of the repository it finds where it
-            // runs: after `cd` into a directory that could be a bare
-            // repository committed to the project, that config (a pager,
-            // an fsmonitor, a diff driver) can name programs.
-            if part_top && self.parts.moved && name == "git" {
-                self.parts.refused = true;
-                if self.explain {
-                    self.refuse_safe(
-                        "git after `cd` into a subdirectory: a bare repository there brings its own config, which can name programs",
-                    );
-                }
-            }
             let wanted = self.explain || may_be_safe || part_may_be_safe;
             if let (Some(spec), Some(words), true) = (spec, written, wanted) {
                 let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
@@ -790,6 +778,7 @@ impl<'c, 's> Walk<'c, 's> {
                         }
                         if part_top {
                             self.parts.safe = true;
+                            self.part_runs_git_after_cd(v.spec);
                             self.part_moves(&name, &texts[1..]);
                         }
                     }
@@ -884,6 +873,26 @@ impl<'c, 's> Walk<'c, 's> {
         let strings = crate::normalize::shell_strings(lang, text);
         for s in strings {
             self.script(&s, depth + 1, Some(&format!("{lang} code")));
+        }
+    }
+
+    /// git reads the config of the repository it finds where it runs:
+    /// after `cd` into a directory that could be a bare repository
+    /// committed to the project, that config (a pager, an fsmonitor, a diff
+    /// driver) can name programs. Wrapped or not (`nice git log`), a git
+    /// part after such a move is not safe.
+    fn part_runs_git_after_cd(&mut self, spec: &crate::spec::Spec<'static>) {
+        let git = spec
+            .names
+            .iter()
+            .any(|n| n.as_ref() == "git" || n.starts_with("git "));
+        if self.parts.moved && git {
+            self.parts.refused = true;
+            if self.explain {
+                self.refuse_safe(
+                    "git after `cd` into a subdirectory: a bare repository there brings its own config, which can name programs",
+                );
+            }
         }
     }
 

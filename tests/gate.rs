@@ -346,6 +346,9 @@ fn compound_directory_changes_and_globs() {
     for cmd in [
         "cd src && git log",
         "cd src; cd /testbed; git status",
+        "cd src && nice git log -p",
+        "cd src && timeout 5 git status",
+        "cd src && command git status",
         "cd .git && cat config",
         "cd /testbed/.git && cat config",
         "cd /etc && cat hosts",

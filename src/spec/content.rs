@@ -64,6 +64,36 @@ pub fn hunts_credentials(pattern: &str) -> Option<String> {
     if let Some(f) = CREDENTIAL_FORMATS.iter().find(|f| has(pattern, f)) {
         return Some(format!("the pattern looks for credentials (`{f}`)"));
     }
+    // The same in any letter case (`grep -i akia`) and with the regex
+    // punctuation that spells a literal another way (`AK[I]A`, `gh\p_`)
+    // taken out. (A heuristic: a regex can always find what it does not
+    // spell; this catches the plain respellings.)
+    let plain = |s: &str| -> String {
+        s.chars()
+            .filter(|c| {
+                !matches!(
+                    c,
+                    '[' | ']' | '(' | ')' | '\\' | '?' | '*' | '+' | '{' | '}' | '|' | '^' | '$'
+                )
+            })
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    static FOLDED: std::sync::OnceLock<Vec<(&'static str, String)>> = std::sync::OnceLock::new();
+    let formats = FOLDED.get_or_init(|| {
+        CREDENTIAL_FORMATS
+            .iter()
+            // (`ASIA[` means a regex: folded, it would be any Asia/…)
+            .filter(|f| f.len() >= 4 && !f.contains(['[', '(']))
+            .map(|f| (*f, plain(f)))
+            .collect()
+    });
+    let folded = plain(pattern);
+    if let Some((f, _)) = formats.iter().find(|(_, p)| has(&folded, p)) {
+        return Some(format!(
+            "the pattern looks for credentials (`{f}`, in any spelling)"
+        ));
+    }
     let lower = pattern.to_ascii_lowercase();
     for key in SECRET_KEYS {
         if !has(&lower, key) {

@@ -82,6 +82,23 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
         }
         parts = rel;
     }
+    if let Some(cwd) = ctx.cwd {
+        // The working directory's own place counts: in `~/.aws` a
+        // `config` is the credentials file's neighbour, in `.git` it is
+        // git's config; and in the root or a home directory every secret
+        // is a short relative path away.
+        let cwd_parts = normalize(cwd.trim_start_matches('/')).unwrap_or_default();
+        if broad(&cwd_parts) {
+            return Err(format!(
+                "the working directory `{cwd}` is the root, a home directory or a system directory, where every secret is a relative path away"
+            ));
+        }
+        let mut full = cwd_parts;
+        full.extend_from_slice(&parts);
+        if let Some(class) = secret_class(&full) {
+            return Err(format!("names a secret ({class})"));
+        }
+    }
     if let Some(class) = secret_class(&parts) {
         return Err(format!("names a secret ({class})"));
     }
@@ -124,7 +141,7 @@ pub fn check_workdir(path: &str, ctx: &Context) -> Result<(), String> {
     };
     match parts.iter().find(|p| p.starts_with('.')) {
         Some(hidden) => Err(format!(
-            "moves into the hidden directory `{hidden}`, where later commands could name its secrets by a short path"
+            "goes through the hidden directory `{hidden}`, whose secrets are known by their directory, which paths relative to it no longer name"
         )),
         None => Ok(()),
     }
@@ -149,6 +166,11 @@ pub fn check_glob(path: &str, ctx: &Context) -> Result<(), String> {
     }
     if name.starts_with('.') {
         return Err("a glob of hidden files, where tools keep secrets".into());
+    }
+    if name.contains('[') {
+        // `[[:alpha:]]p-config.php`: a bracket expression can stand for
+        // any letter, so no name is out of its reach.
+        return Err("a glob with a bracket expression, which could match a secret's name".into());
     }
     let suffix = name.rfind('.').map(|dot| &name[dot..]);
     match suffix {
@@ -185,6 +207,19 @@ pub fn is_cwd(path: &str, ctx: &Context) -> bool {
             normalize(rest).is_some_and(|abs| normalize(cwd.trim_start_matches('/')) == Some(abs))
         }),
         None => normalize(path).is_some_and(|rel| rel.is_empty()),
+    }
+}
+
+/// A working directory no reader's paths are judged in: the root, a home
+/// directory itself, `/tmp` itself, and the system's configuration and
+/// kernel directories.
+fn broad(cwd: &[&str]) -> bool {
+    match cwd {
+        [] | ["home" | "Users"] | ["home" | "Users", _] | ["root"] | ["tmp"] => true,
+        [first, ..] => matches!(
+            *first,
+            "etc" | "proc" | "sys" | "dev" | "boot" | "run" | "root"
+        ),
     }
 }
 
@@ -228,6 +263,15 @@ const SECRET_DIRS: &[&str] = &[
     ".bundle",
     ".gradle",
     "rclone",
+    ".oci",
+    ".ngrok2",
+    "github-copilot",
+    "glab-cli",
+    "sops",
+    "wireguard",
+    "system-connections",
+    "sudoers.d",
+    "secrets",
 ];
 
 /// Secret file names, exact (lowercase).
@@ -277,6 +321,12 @@ const SECRET_NAMES: &[&str] = &[
     "key3.db",
     "wallet.dat",
     ".histfile",
+    ".gitconfig",
+    ".databrickscfg",
+    "admin.conf",
+    "k3s.yaml",
+    "debian.cnf",
+    "hub",
 ];
 
 /// Suffixes of secret files (lowercase): keys, keystores, state that holds
@@ -367,7 +417,15 @@ fn secret_class_of(parts: &[&str], by_word: bool) -> Option<&'static str> {
         // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
         let lower = strip_backup(&lower).to_string();
         let last = i + 1 == parts.len();
-        if last && lower == "config" && i > 0 && parts[i - 1] == ".git" {
+        // git's config, in any letter case, in a submodule's store
+        // (`.git/modules/lib/config`) or a bare repository (`x.git/config`).
+        let in_git = || {
+            parts[..i].iter().any(|p| {
+                let p = p.to_ascii_lowercase();
+                p == ".git" || p.ends_with(".git")
+            })
+        };
+        if last && lower == "config" && in_git() {
             return Some("git's config, whose remote URLs and headers can hold tokens");
         }
         if last && lower == "hosts.yml" && i > 0 && parts[i - 1] == "gh" {
@@ -418,7 +476,9 @@ pub fn is_source_suffix(suffix: &str) -> bool {
 
 /// A name without the suffixes editors and people give backups.
 fn strip_backup(name: &str) -> &str {
-    const BACKUPS: &[&str] = &[".bak", ".orig", ".old", ".save", ".backup", ".swp", "~"];
+    const BACKUPS: &[&str] = &[
+        ".bak", ".orig", ".old", ".save", ".backup", ".swp", "~", "-",
+    ];
     let mut name = name;
     while let Some(b) = BACKUPS
         .iter()
