@@ -164,7 +164,7 @@ impl Label {
     /// let label = toolgate::classify("rm -rf /tmp/build");
     /// let md = label.metadata();
     /// assert_eq!(md["safety_label"], "destructive");
-    /// assert_eq!(md["blast_radius"], "high");
+    /// assert_eq!(md["blast_radius"], "low"); // below the temporary directory
     /// assert_eq!(md["category"], "fs-delete");
     /// assert!(md.contains_key("reason"));
     /// ```

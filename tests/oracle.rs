@@ -246,6 +246,53 @@ fn oracle_catches_misbehaviour() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
 }
 
+/// Commands that name the work tree by its absolute path, classified with
+/// the tree as the working directory (as the hook does with a payload's
+/// `cwd`): every one must be safe there, or made of safe parts, and behave.
+#[test]
+fn absolute_paths_inside_the_working_directory_behave() {
+    let Some(sandbox) = start() else {
+        return;
+    };
+    const TEMPLATES: &[&str] = &[
+        "cat {W}/src/main.rs",
+        "head -n 3 {W}/file.txt",
+        "wc -l {W}/src/*.rs",
+        "ls -la {W}/src",
+        "grep -n fn {W}/src/main.rs",
+        "nl -ba {W}/src/main.rs | sed -n '1,5p'",
+        "cd {W}/src && ls && cat main.rs | head -3",
+        "cd {W} && git status --short",
+        "ls {W} 2>/dev/null; cat {W}/file.txt",
+        "tar -tf {W}/demo.tar",
+        "cat {W}/src/../file.txt",
+    ];
+    let classifier = classifier();
+    let mut tree = sandbox.tree(7);
+    let work = tree.work.to_string_lossy().into_owned();
+    let ctx = toolgate::Context { cwd: Some(&work) };
+    let mut wrong = Vec::new();
+    for t in TEMPLATES {
+        let command = t.replace("{W}", &work);
+        let a = classifier.assess_in(&command, &ctx);
+        if a.label.class != Class::Safe && !a.every_part_safe {
+            if !t.starts_with("cd {W} && git") && !t.starts_with("tar") {
+                wrong.push(format!(
+                    "{command:?} is not safe in {work}: {}",
+                    a.label.reason
+                ));
+            }
+            continue;
+        }
+        let run = tree.run_safe(&command, &a.label, a.every_part_safe);
+        let found = tree.judge_and_restore(&run, &programs(classifier, &command), false);
+        if !found.is_empty() {
+            wrong.push(format!("{command:?} misbehaved:\n{}", evidence(&found)));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
+
 /// One command to run, cleared by its label.
 struct Job {
     command: String,
