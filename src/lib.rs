@@ -54,6 +54,7 @@
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
+#[cfg(feature = "action-guard")]
 pub mod action_guard;
 pub mod classify;
 pub mod error;

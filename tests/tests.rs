@@ -11,6 +11,7 @@ mod gate;
 mod guards;
 mod hooks;
 mod labels;
+mod lean_core;
 mod malicious;
 mod oracle;
 mod own_corpus;
