@@ -212,7 +212,7 @@ impl Report {
         out.push_str(if self.is_healthy() {
             "all installed hooks are live\n"
         } else {
-            "some hooks are not live: see the problems above\n"
+            "not healthy: fix the problems above and run `toolgate doctor` again\n"
         });
         out
     }
