@@ -60,6 +60,7 @@ pub mod classify;
 pub mod error;
 pub mod gate;
 pub mod hook;
+pub mod install;
 pub mod label;
 pub mod landing;
 pub mod matcher;

@@ -10,6 +10,7 @@ mod differential;
 mod gate;
 mod guards;
 mod hooks;
+mod install;
 mod labels;
 mod lean_core;
 mod malicious;

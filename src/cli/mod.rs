@@ -11,6 +11,7 @@ mod check;
 mod classify;
 mod explain;
 mod hook;
+mod install;
 mod placement;
 mod profile;
 mod scan;
@@ -80,6 +81,14 @@ pub enum Command {
     /// List, show, add and remove profiles (safety modes, automation and
     /// action-class profiles, custom `namespace/name` ones).
     Profile(Deferred<profile::ProfileArgs>),
+    /// Merge toolgate's hook into an agent client's settings (or a
+    /// project's), keeping everything else; `--dry-run` shows the diff.
+    Install(Deferred<install::InstallArgs>),
+    /// Remove toolgate's hook from a client's settings, and nothing else.
+    Uninstall(Deferred<install::UninstallArgs>),
+    /// Check every installed hook: is it there, does its binary run, does
+    /// it answer a destructive and a safe canary as its mode says.
+    Doctor(Deferred<install::DoctorArgs>),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -233,6 +242,9 @@ fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
             let ctx = context(cwd.as_deref())?;
             explain::run(classifier, format, &command.join(" "), &ctx, out).map(|()| true)
         }
+        Command::Install(Deferred(a)) => install::run_install(classifier, a, out),
+        Command::Uninstall(Deferred(a)) => install::run_uninstall(a, out),
+        Command::Doctor(Deferred(a)) => install::run_doctor(classifier, a, out),
         Command::Hook(_) | Command::Profile(_) | Command::Action(_) => unreachable_hook(),
     }
 }

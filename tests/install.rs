@@ -1,0 +1,434 @@
+//! `toolgate install`, `uninstall` and `doctor` over real-looking settings
+//! files in a temporary home.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A temporary `$HOME` (and `$XDG_CONFIG_HOME` inside it).
+struct Home(PathBuf);
+
+impl Home {
+    fn new(name: &str) -> Home {
+        let dir =
+            std::env::temp_dir().join(format!("toolgate-install-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        Home(dir)
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        if let Some(d) = p.parent() {
+            fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        }
+        fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    }
+
+    fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(args)
+            .env("HOME", &self.0)
+            .env("XDG_CONFIG_HOME", self.path(".config"))
+            .env_remove("TOOLGATE_MODE")
+            .env_remove("TOOLGATE_CONFIG")
+            .env_remove("TOOLGATE_HEADLESS")
+            .env_remove("TOOLGATE_PROFILE")
+            .output()
+            .unwrap_or_else(|e| panic!("running toolgate: {e}"))
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "toolgate {args:?}: {}\n{text}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+}
+
+impl Drop for Home {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+const CLAUDE: &str = r#"{
+  "model": "opus",
+  "permissions": {
+    "allow": [
+      "Bash(npm test)"
+    ]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "prettier --check",
+            "timeout": 5
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ]
+  },
+  "zeta": 1.5
+}
+"#;
+
+const CODEX: &str = r#"# Codex settings, by hand.
+model = "gpt-5-codex"   # the default model
+approval_policy = "on-request"
+
+[profiles.fast]
+model = "o4-mini"
+
+# A formatter hook of my own.
+[[hooks.PreToolUse]]
+matcher = "apply_patch"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "my-checker"
+timeout = 3
+"#;
+
+/// Install twice, check, uninstall: the file's other content is exactly
+/// as it was.
+fn round_trip(home: &Home, client: &str, rel: &str, original: &str, must_contain: &[&str]) {
+    home.write(rel, original);
+    home.ok(&["install", client, "--mode", "balanced"]);
+    let once = home.read(rel);
+    for want in must_contain {
+        assert!(once.contains(want), "{client}: {want:?} missing in\n{once}");
+    }
+    assert!(once.contains(" hook --protocol "), "{once}");
+    assert_eq!(
+        home.read(&format!("{rel}.toolgate-backup")),
+        original,
+        "{client}: backup"
+    );
+    home.ok(&["install", client, "--mode", "balanced"]);
+    assert_eq!(
+        home.read(rel),
+        once,
+        "{client}: installing twice is installing once"
+    );
+    home.ok(&["uninstall", client]);
+    assert_eq!(
+        home.read(rel),
+        original,
+        "{client}: uninstall restores the file"
+    );
+}
+
+#[test]
+fn claude_keeps_other_keys_and_hooks() {
+    let home = Home::new("claude");
+    round_trip(
+        &home,
+        "claude",
+        ".claude/settings.json",
+        CLAUDE,
+        &[
+            "prettier --check",
+            "notify-send done",
+            "\"matcher\": \"Bash\"",
+            "\"timeout\": 30",
+        ],
+    );
+    // Keys keep their order: `zeta` is still last.
+    home.ok(&["install", "claude"]);
+    let text = home.read(".claude/settings.json");
+    assert!(text.trim_end().ends_with("\"zeta\": 1.5\n}"), "{text}");
+}
+
+#[test]
+fn codex_keeps_comments() {
+    let home = Home::new("codex");
+    round_trip(
+        &home,
+        "codex",
+        ".codex/config.toml",
+        CODEX,
+        &[
+            "# Codex settings, by hand.",
+            "# the default model",
+            "# A formatter hook of my own.",
+            "command = \"my-checker\"",
+            "timeout = 30",
+        ],
+    );
+    let out = home.ok(&["install", "codex"]);
+    assert!(out.contains("/hooks"), "{out}");
+    assert!(
+        out.contains("Do not use --dangerously-bypass-hook-trust"),
+        "{out}"
+    );
+}
+
+#[test]
+fn gemini_qwen_copilot_cursor_windsurf_round_trip() {
+    let home = Home::new("json");
+    let other = "{\n  \"theme\": \"dark\",\n  \"hooks\": {\n    \"AfterTool\": []\n  }\n}\n";
+    round_trip(
+        &home,
+        "gemini",
+        ".gemini/settings.json",
+        other,
+        &["run_shell_command", "BeforeTool", "30000"],
+    );
+    round_trip(
+        &home,
+        "qwen",
+        ".qwen/settings.json",
+        other,
+        &["run_shell_command", "PreToolUse", "30000"],
+    );
+    let copilot = "{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"./audit.sh\"\n      }\n    ]\n  }\n}\n";
+    round_trip(
+        &home,
+        "copilot",
+        ".copilot/hooks/toolgate.json",
+        copilot,
+        &["\"bash\": \"", "\"timeoutSec\": 30", "./audit.sh"],
+    );
+    let cursor = "{\n  \"version\": 1,\n  \"hooks\": {\n    \"afterFileEdit\": [\n      {\n        \"command\": \"fmt\"\n      }\n    ]\n  }\n}\n";
+    round_trip(
+        &home,
+        "cursor",
+        ".cursor/hooks.json",
+        cursor,
+        &["beforeShellExecution", "\"fmt\""],
+    );
+    round_trip(
+        &home,
+        "windsurf",
+        ".codeium/windsurf/hooks.json",
+        other,
+        &["pre_run_command", "\"show_output\": true"],
+    );
+}
+
+#[test]
+fn a_new_file_is_created_and_removed_again() {
+    let home = Home::new("fresh");
+    home.ok(&["install", "copilot", "--mode", "restricted"]);
+    let text = home.read(".copilot/hooks/toolgate.json");
+    assert!(
+        text.starts_with("{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": ["),
+        "{text}"
+    );
+    assert!(text.contains("--mode restricted"), "{text}");
+    home.ok(&["uninstall", "copilot"]);
+    assert!(!home.path(".copilot/hooks/toolgate.json").exists());
+}
+
+#[test]
+fn a_changed_mode_replaces_the_entry_in_place() {
+    let home = Home::new("mode");
+    home.ok(&["install", "gemini", "--mode", "balanced"]);
+    home.ok(&["install", "gemini", "--mode", "strict"]);
+    let text = home.read(".gemini/settings.json");
+    assert_eq!(text.matches(" hook --protocol gemini").count(), 1, "{text}");
+    assert!(text.contains("--mode strict"), "{text}");
+}
+
+#[test]
+fn project_scope_and_dry_run() {
+    let home = Home::new("project");
+    let project = home.path("work/app");
+    fs::create_dir_all(&project).unwrap_or_else(|e| panic!("{e}"));
+    let dir = project.to_string_lossy().into_owned();
+    let out = home.ok(&["install", "claude", "--project", &dir, "--dry-run"]);
+    assert!(
+        out.contains("+++ ") && out.contains("+        \"matcher\": \"Bash\","),
+        "{out}"
+    );
+    assert!(
+        !project.join(".claude").exists(),
+        "a dry run writes nothing"
+    );
+    home.ok(&["install", "copilot", "--project", &dir]);
+    assert!(project.join(".github/hooks/toolgate.json").is_file());
+    home.ok(&["install", "cline", "--project", &dir]);
+    assert!(project.join(".clinerules/hooks/PreToolUse").is_file());
+    home.ok(&["install", "opencode", "--project", &dir]);
+    assert!(project.join(".opencode/plugins/toolgate.js").is_file());
+    // Uninstall's dry run leaves the file.
+    let out = home.ok(&["uninstall", "copilot", "--project", &dir, "--dry-run"]);
+    assert!(out.contains("+++ /dev/null"), "{out}");
+    assert!(project.join(".github/hooks/toolgate.json").is_file());
+}
+
+#[test]
+fn cline_and_opencode_files_are_toolgates_own() {
+    let home = Home::new("scripts");
+    home.ok(&["install", "cline", "--mode", "balanced"]);
+    let script = home.read(".cline/hooks/PreToolUse");
+    assert!(script.starts_with("#!/bin/sh\n"), "{script}");
+    assert!(
+        script.contains("exec ") && script.contains(" hook --protocol cline --mode balanced"),
+        "{script}"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(home.path(".cline/hooks/PreToolUse"))
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0);
+        assert_eq!(mode & 0o111, 0o111, "the script is executable");
+    }
+    home.ok(&["install", "opencode", "--mode", "balanced"]);
+    let plugin = home.read(".config/opencode/plugins/toolgate.js");
+    assert!(plugin.contains("\"--mode\", \"balanced\""), "{plugin}");
+    home.ok(&["uninstall", "cline"]);
+    home.ok(&["uninstall", "opencode"]);
+    assert!(!home.path(".cline/hooks/PreToolUse").exists());
+    assert!(!home.path(".config/opencode/plugins/toolgate.js").exists());
+    // Someone else's script is neither overwritten nor removed.
+    home.write(
+        ".cline/hooks/PreToolUse",
+        "#!/bin/sh\necho '{\"cancel\": false}'\n",
+    );
+    let out = home.run(&["install", "cline"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not toolgate's"));
+    home.ok(&["uninstall", "cline"]);
+    assert!(home.path(".cline/hooks/PreToolUse").exists());
+}
+
+#[test]
+fn unreadable_settings_are_left_alone() {
+    let home = Home::new("bad");
+    let text = "{\n  // a comment\n  \"a\": 1\n}\n";
+    home.write(".gemini/settings.json", text);
+    let out = home.run(&["install", "gemini"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("settings.json") && err.contains("add the hook by hand"),
+        "{err}"
+    );
+    assert_eq!(home.read(".gemini/settings.json"), text);
+    let out = home.run(&["install", "claude", "--mode", "balanced-ish"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("balanced-ish"));
+}
+
+#[test]
+fn doctor_on_live_broken_and_missing_hooks() {
+    let home = Home::new("doctor");
+    // Nothing installed: healthy, and it says how to install.
+    let out = home.ok(&["doctor"]);
+    assert!(out.contains("no client settings found"), "{out}");
+    // A client file with no toolgate hook is reported, not a failure.
+    home.write(".qwen/settings.json", "{\n  \"theme\": \"dark\"\n}\n");
+    for client in [
+        "claude", "codex", "gemini", "copilot", "cline", "opencode", "cursor", "windsurf",
+    ] {
+        home.ok(&["install", client, "--mode", "balanced"]);
+    }
+    let out = home.ok(&["doctor"]);
+    assert!(
+        out.contains("no toolgate hook (`toolgate install qwen`"),
+        "{out}"
+    );
+    assert_eq!(out.matches("  live").count(), 8, "{out}");
+    assert!(out.contains("all installed hooks are live"), "{out}");
+
+    // A hook whose binary is gone.
+    let settings = home.read(".claude/settings.json");
+    let exe = env!("CARGO_BIN_EXE_toolgate");
+    home.write(
+        ".claude/settings.json",
+        &settings.replace(exe, "/nonexistent/bin/toolgate"),
+    );
+    let out = home.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("/nonexistent/bin/toolgate` does not exist"),
+        "{text}"
+    );
+
+    // A hook that answers, but not as toolgate would (it allows all).
+    home.write(".claude/settings.json", &settings);
+    let gemini = home.read(".gemini/settings.json");
+    let fake = home.path("bin/toolgate");
+    home.write(
+        "bin/toolgate",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"decision\":\"allow\"}'\n",
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = fs::set_permissions(&fake, fs::Permissions::from_mode(0o755));
+    }
+    home.write(
+        ".gemini/settings.json",
+        &gemini.replace(exe, &fake.to_string_lossy()),
+    );
+    let out = home.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("BROKEN") && text.contains("WRONG, should be: asks"),
+        "{text}"
+    );
+    home.write(".gemini/settings.json", &gemini);
+    home.ok(&["doctor"]);
+}
+
+#[test]
+fn doctor_names_a_config_typo_with_file_and_line() {
+    let home = Home::new("config");
+    home.write(
+        ".config/toolgate/config.toml",
+        "# toolgate\nmod = \"balanced\"\n",
+    );
+    let out = home.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("config.toml") && text.contains("line 2") && text.contains("`mod`"),
+        "{text}"
+    );
+    home.write(
+        ".config/toolgate/config.toml",
+        "\nmode = \"balanced-ish\"\n",
+    );
+    let out = home.run(&["doctor"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("config.toml: line 2: mode `balanced-ish`"),
+        "{text}"
+    );
+    home.write(".config/toolgate/config.toml", "mode = \"balanced\"\n");
+    home.ok(&["doctor"]);
+}
