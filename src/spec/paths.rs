@@ -492,9 +492,10 @@ fn strip_backup(name: &str) -> &str {
 /// A name with the suffix of a source file (`.test`, which env files for
 /// tests carry too, aside).
 fn is_code_name(name: &str) -> bool {
-    CODE_SUFFIXES
-        .iter()
-        .any(|s| *s != ".test" && name.ends_with(s))
+    // Every source suffix is one `.ext`: the last one settles it.
+    name.rfind('.')
+        .map(|dot| &name[dot..])
+        .is_some_and(|ext| ext != ".test" && CODE_SUFFIXES.contains(&ext))
 }
 
 /// Whether a glob (`*`, `?`, `[…]` read as one any character) can match
