@@ -400,6 +400,8 @@ struct Walk<'c, 's> {
     findings: Vec<Finding>,
     /// The worst finding so far, as (blast radius, rule index).
     worst: Option<(BlastRadius, usize)>,
+    /// The worst finding is a guard-tamper one, which no other replaces.
+    worst_guard: bool,
     /// The first command word examined, for the "no entry" reason.
     first_name: Option<CompactString>,
     not_safe: Vec<Cow<'static, str>>,
@@ -436,6 +438,7 @@ impl<'c, 's> Walk<'c, 's> {
             commands: Vec::new(),
             findings: Vec::new(),
             worst: None,
+            worst_guard: false,
             first_name: None,
             not_safe: Vec::new(),
             safe_spec: None,
@@ -924,6 +927,14 @@ impl<'c, 's> Walk<'c, 's> {
         ))
     }
 
+    /// Is entry `rule_index` of the [`GUARD_TAMPER`](crate::guard_paths::GUARD_TAMPER) category?
+    fn is_guard_entry(&self, rule_index: usize) -> bool {
+        self.c
+            .tax
+            .entry(rule_index)
+            .is_some_and(|e| e.category == crate::guard_paths::GUARD_TAMPER)
+    }
+
     fn find(&mut self, rule_index: usize, matched: &str) {
         self.find_at(rule_index, matched, None);
     }
@@ -939,10 +950,22 @@ impl<'c, 's> Walk<'c, 's> {
                 .entry_radius(rule_index)
                 .map_or(BlastRadius::Unknown, |(_, r)| r)
         });
-        // The worst blast radius wins; ties go to the earliest entry.
+        // A guard-tamper finding wins over every other, so that the label
+        // (and the gate, which denies that category) sees it even beside
+        // another high finding (`rm -rf ~/.claude` is also a recursive
+        // delete). Otherwise the worst blast radius wins; ties go to the
+        // earliest entry. The category is read only for a second finding.
         let candidate = (radius, rule_index);
         let better = match self.worst {
-            None => true,
+            None => {
+                self.worst_guard = self.is_guard_entry(rule_index);
+                true
+            }
+            Some(_) if self.worst_guard => false,
+            Some(_) if self.is_guard_entry(rule_index) => {
+                self.worst_guard = true;
+                true
+            }
             Some((radius, index)) => {
                 candidate.0 > radius || (candidate.0 == radius && rule_index < index)
             }

@@ -59,6 +59,7 @@ pub mod action_guard;
 pub mod classify;
 pub mod error;
 pub mod gate;
+pub mod guard_paths;
 pub mod hook;
 pub mod install;
 pub mod label;

@@ -494,3 +494,63 @@ fn scan_decides_with_each_lines_working_directory() {
     let o = toolgate(&["scan", "--mode", "balanced"], Some("ls\n"));
     assert_eq!(o.status.code(), Some(2), "--mode without --decide");
 }
+
+/// Issue 19 item 7: options and command words of `classify` and `explain`.
+#[test]
+fn r19_options_are_not_command_words() {
+    for (args, code, stdout, stderr) in [
+        (
+            &["classify", "--fromat", "text", "ls"][..],
+            2,
+            "",
+            "toolgate: unknown option `--fromat` (to label a command that starts with `-`, put `--` before it)\n",
+        ),
+        (
+            &["classify", "rm -rf /", "--format", "text"][..],
+            2,
+            "",
+            "toolgate: `--format` after the command words: put toolgate's options before the command, or `--` before a command that takes `--format` itself\n",
+        ),
+        (
+            &["explain", "ls", "--cwd=/tmp"][..],
+            2,
+            "",
+            "toolgate: `--cwd` after the command words: put toolgate's options before the command, or `--` before a command that takes `--cwd` itself\n",
+        ),
+        (
+            &["classify", "--format", "text", "--", "git", "log", "--format=%H"][..],
+            0,
+            "safe (safe) git-read: git log only reads the repository\n",
+            "",
+        ),
+    ] {
+        let out = crate::util::run(args, b"", &[]);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+        let (o, e) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        if code == 0 {
+            assert!(o.starts_with("safe"), "{args:?}: {o}");
+        } else {
+            assert_eq!((o.as_ref(), e.as_ref()), (stdout, stderr), "{args:?}");
+        }
+    }
+}
+
+/// A mistyped `--mode` for the hook stays fail-closed strict, and says so.
+#[test]
+fn r19_hook_bad_mode_says_strict() {
+    let payload = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status"}}"#;
+    let out = crate::util::run(
+        &["hook", "--protocol", "claude", "--mode", "balanced!"],
+        payload,
+        &[],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"ask\""), "{text}");
+    assert!(
+        text.contains("unrecognised mode `balanced!`: using strict"),
+        "{text}"
+    );
+}

@@ -23,6 +23,7 @@ mod properties;
 mod protocols;
 mod readme_examples;
 mod reference_doc;
+mod self_protect;
 mod spec_examples;
 mod spec_options;
 mod taxonomy_examples;

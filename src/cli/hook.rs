@@ -8,7 +8,7 @@
 //! `~/.config/toolgate/config.toml`) when it exists. Headless: `--headless`,
 //! `TOOLGATE_HEADLESS=1`, or `headless = true` in the file.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -74,6 +74,14 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
             || env("TOOLGATE_HEADLESS").is_some_and(|v| v != "0" && v != "false"),
         label_only: args.label_only,
     };
+    if io::stdin().is_terminal() {
+        // A person who ran `toolgate hook` by hand would otherwise wait at
+        // a silent prompt.
+        eprintln!(
+            "toolgate hook: waiting for one JSON hook payload on stdin (agents pipe it in; \
+             end typed input with Ctrl-D)"
+        );
+    }
     let payload = hook::read_payload(io::stdin().lock());
     let answer = panic::catch_unwind(AssertUnwindSafe(|| {
         if bad_protocol {

@@ -48,8 +48,9 @@ pub enum Format {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Label one shell command (the words after `--` are joined with
-    /// spaces; `-` reads the command from stdin).
+    /// Label one shell command (its words are joined with spaces; `-`
+    /// reads it from stdin). Options go before the command; put `--`
+    /// before a command that starts with `-` or takes `--format`/`--cwd`.
     Classify {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -188,8 +189,45 @@ pub fn main() -> ExitCode {
         // Profiles need no classifier.
         return finish(profile::run(profile_args, &mut out), &mut out);
     }
-    let result = run(args, &mut out);
+    // Whether `--` was written: after it, every word is the command's.
+    let dashdash = std::env::args_os().skip(1).any(|a| a == "--");
+    let result = run(args, dashdash, &mut out);
     finish(result, &mut out)
+}
+
+/// Options `classify` and `explain` take, which clap's trailing command
+/// words would otherwise swallow.
+const WORD_OPTIONS: &[&str] = &["--format", "--cwd", "--taxonomy"];
+
+/// Checks the command words of `classify` and `explain`. clap reads every
+/// word from the first command word on as part of the command, so a
+/// mistyped option (`--fromat text ls`) would be labelled as a command and
+/// an option after the command (`'rm -rf /' --format text`) silently
+/// ignored. Without `--`, both are errors: an option-looking first word is
+/// not a command, and toolgate's own option among the words is refused
+/// rather than guessed at, since the command may take an option of the same
+/// name (`git log --format=%H`). After `--`, every word is the command's.
+fn check_words(words: &[String], dashdash: bool) -> anyhow::Result<()> {
+    if dashdash {
+        return Ok(());
+    }
+    if let Some(first) = words.first().filter(|w| w.starts_with('-') && *w != "-") {
+        anyhow::bail!(
+            "unknown option `{first}` (to label a command that starts with `-`, put `--` before it)"
+        );
+    }
+    let option = |w: &String| {
+        WORD_OPTIONS
+            .iter()
+            .find(|o| w == *o || w.strip_prefix(**o).is_some_and(|r| r.starts_with('=')))
+    };
+    if let Some(o) = words.iter().skip(1).find_map(option) {
+        anyhow::bail!(
+            "`{o}` after the command words: put toolgate's options before the command, \
+             or `--` before a command that takes `{o}` itself"
+        );
+    }
+    Ok(())
 }
 
 /// Flushes and maps a result to the exit code.
@@ -219,7 +257,7 @@ fn unreachable_hook() -> anyhow::Result<bool> {
 
 /// Runs one subcommand; `Ok(false)` means "ran, but the answer is a
 /// failure" (exit status 1).
-fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
+fn run(args: Args, dashdash: bool, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
     let classifier = classify::load(args.taxonomy.as_deref())?;
     match args.command {
         Command::Classify {
@@ -227,6 +265,7 @@ fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
             cwd,
             command,
         } => {
+            check_words(&command, dashdash)?;
             let ctx = context(cwd.as_deref())?;
             classify::run(classifier, format, &command, &ctx, out).map(|()| true)
         }
@@ -239,6 +278,7 @@ fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
             cwd,
             command,
         } => {
+            check_words(&command, dashdash)?;
             let ctx = context(cwd.as_deref())?;
             explain::run(classifier, format, &command.join(" "), &ctx, out).map(|()| true)
         }

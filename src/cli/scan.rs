@@ -850,6 +850,12 @@ pub fn run(
         if args.files.len() > 1 {
             anyhow::bail!("`-` (standard input) cannot be mixed with files");
         }
+        if io::stdin().is_terminal() {
+            eprintln!(
+                "toolgate scan: reading commands from stdin, one per line (end with Ctrl-D; \
+                 or give files to read)"
+            );
+        }
         inputs.push_back((
             None,
             Box::new(BufReader::with_capacity(1 << 16, io::stdin())),

@@ -10,7 +10,8 @@ use super::compound::CompoundPolicy;
 use super::mode::{Decision, Mode, ModeChoice};
 use super::rules::Rules;
 use crate::classify::{Classifier, Context};
-use crate::label::{BlastRadius, Class, Label};
+use crate::guard_paths::{tampered_path, GuardPaths, GUARD_TAMPER};
+use crate::label::{BlastRadius, Class, Label, Origin};
 
 /// Why a compound command was decided as a safe call.
 const COMPOUND_REASON: &str = "compound shell whose every part is safe on its own, let through \
@@ -33,7 +34,9 @@ pub struct Verdict {
     /// A stable string naming what decided: `rule_deny`, `rule_allow`,
     /// `rule_ask`, `mode_strict`, `mode_balanced`, `mode_restricted`,
     /// `yolo` (autonomous), `mode_legacy`, `profile_NAME`,
-    /// `compound_every_part_safe`, or `fail_closed`.
+    /// `compound_every_part_safe`, `self_protection` (a call that would
+    /// disable or weaken the guard, see [`crate::guard_paths`]), or
+    /// `fail_closed`.
     pub source: String,
 }
 
@@ -76,6 +79,7 @@ pub struct Gate<'c> {
     rules: Rules,
     hints: HashMap<String, Hints>,
     compound: CompoundPolicy,
+    guard_paths: GuardPaths,
 }
 
 impl<'c> Gate<'c> {
@@ -136,6 +140,9 @@ impl<'c> Gate<'c> {
                 None => None,
             }
             .unwrap_or(config.compound),
+            // Read once here, not per call: the hook and a scan decide
+            // under one environment.
+            guard_paths: GuardPaths::from_env(),
         }
     }
 
@@ -208,9 +215,41 @@ impl<'c> Gate<'c> {
         let hints = hints
             .or_else(|| self.hints.get(tool).copied())
             .unwrap_or_default();
-        let assessment = self.labeler.assess_in(tool, args, hints, ctx);
-        let label = assessment.label;
         let shell = self.is_shell_tool(tool);
+        let mut assessment = self.labeler.assess_in(tool, args, hints, ctx);
+        if !shell {
+            if let Some((path, what)) = tampered_path(tool, args, &self.guard_paths) {
+                assessment.label = Label {
+                    class: Class::Destructive,
+                    origin: Origin::Classifier,
+                    blast_radius: Some(BlastRadius::High),
+                    category: GUARD_TAMPER.into(),
+                    reason: format!(
+                        "writes `{path}`, {what}: it would disable or weaken the guard"
+                    )
+                    .into(),
+                };
+                assessment.every_part_safe = false;
+            }
+        }
+        let label = assessment.label;
+        // Self-protection comes before every rule: an allow rule cannot
+        // grant a call that would switch the gate off, and a profile is
+        // not the operator's "allow everything". Only autonomous, which
+        // allows everything anyway, lets it through.
+        if label.category == GUARD_TAMPER
+            && !(self.profile.is_none() && self.mode.mode == Mode::Autonomous)
+        {
+            return Verdict {
+                decision: Decision::Deny,
+                reason: format!(
+                    "self-protection: {} (denied in every mode but autonomous; no rule can allow it)",
+                    label.reason
+                ),
+                label,
+                source: "self_protection".into(),
+            };
+        }
         if let Some(rule) = self.rules.deny.iter().find(|r| r.denies(tool, args, shell)) {
             return Verdict {
                 decision: Decision::Deny,

@@ -31,6 +31,7 @@ use std::io::Read;
 use serde_json::Value;
 
 use crate::gate::{Decision, Gate, Verdict};
+use crate::guard_paths::is_file_edit_tool;
 use crate::label::Class;
 use crate::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
@@ -162,6 +163,33 @@ impl Protocol {
             | Protocol::Cursor
             | Protocol::Windsurf
             | Protocol::DockerAgent => None,
+        }
+    }
+}
+
+impl Protocol {
+    /// The answer that leaves a file edit to the client's own permissions,
+    /// for the clients whose file-editing tools a hook can be pointed at
+    /// (Claude Code, Codex, Gemini CLI, Qwen Code: exit 0 with nothing on
+    /// stdout is "no decision"; Copilot and Cline: their own no-opinion).
+    /// toolgate answers for a file edit only when it would touch one of
+    /// the guard's own files ([`crate::guard_paths`]), so hooking these
+    /// tools adds no prompts. `None` where no file-editing tool reaches
+    /// the hook (OpenCode's plugin, Cursor and Windsurf send shell calls
+    /// only; the seed runtime always wants a decision).
+    fn edit_no_opinion(self) -> Option<Answer> {
+        match self {
+            Protocol::Claude | Protocol::Codex | Protocol::Gemini | Protocol::Qwen => {
+                Some(Answer {
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    exit_code: 0,
+                })
+            }
+            Protocol::Copilot | Protocol::Cline => self.no_opinion(),
+            Protocol::OpenCode | Protocol::Cursor | Protocol::Windsurf | Protocol::DockerAgent => {
+                None
+            }
         }
     }
 }
@@ -322,6 +350,16 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
                 return fail_closed(Some(protocol), "the shell call has no command", opts);
             }
             let verdict = gate.decide_in(&request.tool_name, &request.tool_input, None, &ctx);
+            // A file edit that does not touch the guard's own files, and
+            // that no rule decided, is not toolgate's to judge.
+            let edit_elsewhere = is_file_edit_tool(&request.tool_name)
+                && verdict.source != "self_protection"
+                && !verdict.source.starts_with("rule_");
+            if !shell && edit_elsewhere {
+                if let Some(answer) = protocol.edit_no_opinion() {
+                    return answer;
+                }
+            }
             // A tool toolgate knows nothing about, sent only because the
             // client cannot be told to send the shell tool alone. A default
             // shell tool name is never one, even when the configuration's
