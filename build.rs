@@ -283,6 +283,14 @@ fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
     let mut parts = Vec::new();
     for (i, p) in patterns.iter().enumerate() {
         let Some(table) = table_of(std::slice::from_ref(p), anchored) else {
+            if std::env::var("TOOLGATE_BUILD_DEBUG").is_ok() {
+                let d = dense_dfa(std::slice::from_ref(p), anchored);
+                println!(
+                    "cargo:warning=unshipped pattern (dense ok: {}): {}",
+                    d.is_some(),
+                    &p[..p.len().min(300)]
+                );
+            }
             return Vec::new();
         };
         parts.push((i, table));
