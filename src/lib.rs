@@ -54,6 +54,7 @@
 
 pub mod action_guard;
 pub mod classify;
+pub mod decision_log;
 pub mod error;
 pub mod gate;
 pub mod hook;
