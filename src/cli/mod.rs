@@ -11,6 +11,7 @@ mod check;
 mod classify;
 mod explain;
 mod hook;
+mod log;
 mod placement;
 mod profile;
 mod scan;
@@ -80,6 +81,8 @@ pub enum Command {
     /// List, show, add and remove profiles (safety modes, automation and
     /// action-class profiles, custom `namespace/name` ones).
     Profile(Deferred<profile::ProfileArgs>),
+    /// Show the decision log: what the hook answered, when and why.
+    Log(Deferred<log::LogArgs>),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -179,6 +182,10 @@ pub fn main() -> ExitCode {
         // Profiles need no classifier.
         return finish(profile::run(profile_args, &mut out), &mut out);
     }
+    if let Command::Log(Deferred(log_args)) = args.command {
+        // Nor does the log.
+        return finish(log::run(log_args, &mut out), &mut out);
+    }
     let result = run(args, &mut out);
     finish(result, &mut out)
 }
@@ -203,7 +210,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `hook`, `action` and `profile` are dispatched in [`main`] before this point.
+/// `hook`, `action`, `profile` and `log` are dispatched in [`main`] before this point.
 fn unreachable_hook() -> anyhow::Result<bool> {
     anyhow::bail!("internal: hook is handled before run")
 }
@@ -233,7 +240,9 @@ fn run(args: Args, out: &mut (dyn Write + Send)) -> anyhow::Result<bool> {
             let ctx = context(cwd.as_deref())?;
             explain::run(classifier, format, &command.join(" "), &ctx, out).map(|()| true)
         }
-        Command::Hook(_) | Command::Profile(_) | Command::Action(_) => unreachable_hook(),
+        Command::Hook(_) | Command::Profile(_) | Command::Action(_) | Command::Log(_) => {
+            unreachable_hook()
+        }
     }
 }
 
