@@ -128,8 +128,14 @@ fn own_commands() -> Vec<String> {
 }
 
 fn run(exe: &Path, args: &[&str], stdin: &[u8]) {
+    run_env(exe, args, stdin, &[("TOOLGATE_LOG", "0")]);
+}
+
+/// [`run`] with environment variables set.
+fn run_env(exe: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) {
     let mut child = Command::new(exe)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -166,6 +172,20 @@ fn bench(c: &mut Criterion) {
                 &toolgate,
                 &["hook", "--protocol", "claude", "--mode", "balanced"],
                 &payload,
+            )
+        })
+    });
+    // The same with the decision log on: the answer, then one line
+    // appended (rotated at 1 MiB, so the file stays small).
+    let state = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-baseline/state");
+    let state = state.to_str().unwrap_or_default().to_string();
+    g.bench_function("hook_claude_logged", |b| {
+        b.iter(|| {
+            run_env(
+                &toolgate,
+                &["hook", "--protocol", "claude", "--mode", "balanced"],
+                &payload,
+                &[("TOOLGATE_LOG", "1"), ("TOOLGATE_STATE_DIR", &state)],
             )
         })
     });

@@ -57,6 +57,7 @@
 #[cfg(feature = "action-guard")]
 pub mod action_guard;
 pub mod classify;
+pub mod decision_log;
 pub mod error;
 pub mod gate;
 pub mod guard_paths;

@@ -4,7 +4,9 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 /// Runs `toolgate ARGS` with `stdin` piped in and `env` set, the hook's
-/// environment variables cleared and no user config file in reach.
+/// environment variables cleared, no user config file in reach and the
+/// decision log off (a test that wants it sets `TOOLGATE_LOG` and
+/// `TOOLGATE_STATE_DIR`), so that tests never write to the real home.
 pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolgate"));
     cmd.args(args)
@@ -13,6 +15,9 @@ pub fn run(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
         .env_remove("TOOLGATE_HEADLESS")
         .env_remove("TOOLGATE_PROFILE")
         .env_remove("TOOLGATE_PROFILE_DIR")
+        .env_remove("TOOLGATE_STATE_DIR")
+        .env_remove("XDG_STATE_HOME")
+        .env("TOOLGATE_LOG", "0")
         .env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test");
     for (k, v) in env {
         cmd.env(k, v);

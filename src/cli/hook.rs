@@ -6,15 +6,25 @@
 //! instead of the mode when one is given. Config file: `--config`, then
 //! `TOOLGATE_CONFIG`, then `$XDG_CONFIG_HOME/toolgate/config.toml` (or
 //! `~/.config/toolgate/config.toml`) when it exists. Headless: `--headless`,
-//! `TOOLGATE_HEADLESS=1`, or `headless = true` in the file.
+//! `TOOLGATE_HEADLESS=1`, or `headless = true` in the file (or in the
+//! project's `.toolgate.toml`, which can only tighten:
+//! [`toolgate::hook::policy`]).
+//!
+//! After the answer is written, it is appended to the decision log
+//! ([`toolgate::decision_log`]) unless `TOOLGATE_LOG=0` or `log = false`;
+//! nothing the log does can change the answer or the exit status.
 
 use std::io::{self, IsTerminal, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 use clap::Args as ClapArgs;
+use toolgate::decision_log::{state_dir, DecisionLog, Entry};
 use toolgate::gate::{CompoundPolicy, Gate, GateConfig};
-use toolgate::hook::{self, fail_closed, Answer, HookConfig, HookOptions, Protocol};
+use toolgate::hook::{
+    self, fail_closed_traced, Answer, HookConfig, HookOptions, ProjectPolicy, Protocol, Trace,
+};
 use toolgate::Classifier;
 
 /// Options of `toolgate hook`.
@@ -83,7 +93,14 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         );
     }
     let payload = hook::read_payload(io::stdin().lock());
-    let answer = panic::catch_unwind(AssertUnwindSafe(|| {
+    // The config file's `log`, once it is read.
+    let mut log_setting: Option<bool> = None;
+    // What the pre-check learnt of the call, for fail-closed entries.
+    let mut known = Trace::default();
+    let (answer, mut trace) = panic::catch_unwind(AssertUnwindSafe(|| {
+        let fail_closed = |protocol: Option<Protocol>, why: &str, opts: HookOptions| {
+            fail_closed_traced(protocol, why, opts)
+        };
         if bad_protocol {
             let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
             return fail_closed(
@@ -109,10 +126,17 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         }
         // Load the taxonomy only for a payload worth classifying: a bad
         // payload is answered before any of that work.
+        let mut cwd = None;
         if let Ok(v) = serde_json::from_slice::<serde_json::Value>(payload) {
             let protocol = opts.protocol.unwrap_or_else(|| hook::detect(&v));
-            if let Err(why) = hook::parse_request(protocol, &v) {
-                return fail_closed(opts.protocol, &why, opts);
+            known.session = hook::session_id(&v);
+            match hook::parse_request(protocol, &v) {
+                Ok(request) => {
+                    known.tool = Some(request.tool_name);
+                    known.cwd.clone_from(&request.cwd);
+                    cwd = request.cwd;
+                }
+                Err(why) => return fail_closed(opts.protocol, &why, opts),
             }
         }
         let classifier = match load() {
@@ -148,6 +172,7 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
                     .and_then(|text| HookConfig::parse(&name, &text).map_err(|e| e.to_string()));
                 match parsed.and_then(|c| {
                     opts.headless |= c.headless;
+                    log_setting = c.log;
                     c.gate_config(&name, mode, profile, compound)
                         .map_err(|e| e.to_string())
                 }) {
@@ -158,11 +183,54 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
                 }
             }
         };
+        // The project's policy, from the call's directory: a file that
+        // cannot be used is a block, not a silent fall back to the user's
+        // configuration alone.
+        let project = match ProjectPolicy::discover(cwd.as_deref()) {
+            Ok(p) => p,
+            Err(e) => return fail_closed(opts.protocol, &format!("bad project policy: {e}"), opts),
+        };
+        opts.headless |= project.as_ref().is_some_and(ProjectPolicy::headless);
+        let project_gate = project.map(|p| p.gate(classifier, &gate_config));
         let gate = Gate::new(classifier, gate_config);
-        hook::respond(&gate, payload, opts)
+        hook::respond_traced(&gate, project_gate.as_ref(), payload, opts)
     }))
-    .unwrap_or_else(|_| fail_closed(opts.protocol, "internal error", opts));
-    emit(&answer)
+    .unwrap_or_else(|_| fail_closed_traced(opts.protocol, "internal error", opts));
+    let code = emit(&answer);
+    // A fail-closed answer before the payload was read says nothing of the
+    // call; fill in what the pre-check saw.
+    trace.session = trace.session.or(known.session);
+    trace.cwd = trace.cwd.or(known.cwd);
+    trace.tool = trace.tool.or(known.tool);
+    log(&trace, log_setting);
+    code
+}
+
+/// Is the log on? `TOOLGATE_LOG` (`0`, `false`, `off`, `no`: off; anything
+/// else: on) comes before the config file's `log`; on by default.
+fn log_enabled(setting: Option<bool>) -> bool {
+    match env("TOOLGATE_LOG") {
+        Some(v) => !matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "off" | "no"
+        ),
+        None => setting.unwrap_or(true),
+    }
+}
+
+/// Appends the answer to the decision log, after it was written. Every
+/// failure is dropped, a panic included, and silenced: the client may read
+/// stderr as the reason, and the answer is already out.
+fn log(trace: &Trace, setting: Option<bool>) {
+    if !log_enabled(setting) {
+        return;
+    }
+    let Some(dir) = state_dir(|k| std::env::var(k).ok()) else {
+        return;
+    };
+    panic::set_hook(Box::new(|_| {}));
+    let _ =
+        panic::catch_unwind(|| DecisionLog::new(dir).append(&Entry::new(SystemTime::now(), trace)));
 }
 
 fn emit(answer: &Answer) -> u8 {

@@ -12,6 +12,7 @@ mod classify;
 mod explain;
 mod hook;
 mod install;
+mod log;
 mod placement;
 mod profile;
 mod scan;
@@ -90,6 +91,8 @@ pub enum Command {
     /// Check every installed hook: is it there, does its binary run, does
     /// it answer a destructive and a safe canary as its mode says.
     Doctor(Deferred<install::DoctorArgs>),
+    /// Show the decision log: what the hook answered, when and why.
+    Log(Deferred<log::LogArgs>),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -189,6 +192,10 @@ pub fn main() -> ExitCode {
         // Profiles need no classifier.
         return finish(profile::run(profile_args, &mut out), &mut out);
     }
+    if let Command::Log(Deferred(log_args)) = args.command {
+        // Nor does the log.
+        return finish(log::run(log_args, &mut out), &mut out);
+    }
     // Whether `--` was written: after it, every word is the command's.
     let dashdash = std::env::args_os().skip(1).any(|a| a == "--");
     let result = run(args, dashdash, &mut out);
@@ -250,7 +257,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `hook`, `action` and `profile` are dispatched in [`main`] before this point.
+/// `hook`, `action`, `profile` and `log` are dispatched in [`main`] before this point.
 fn unreachable_hook() -> anyhow::Result<bool> {
     anyhow::bail!("internal: hook is handled before run")
 }
@@ -285,7 +292,9 @@ fn run(args: Args, dashdash: bool, out: &mut (dyn Write + Send)) -> anyhow::Resu
         Command::Install(Deferred(a)) => install::run_install(classifier, a, out),
         Command::Uninstall(Deferred(a)) => install::run_uninstall(a, out),
         Command::Doctor(Deferred(a)) => install::run_doctor(classifier, a, out),
-        Command::Hook(_) | Command::Profile(_) | Command::Action(_) => unreachable_hook(),
+        Command::Hook(_) | Command::Profile(_) | Command::Action(_) | Command::Log(_) => {
+            unreachable_hook()
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! compound = "refuse"          # or "every-part-safe": let a list or pipeline
 //!                              # of safe commands through as safe
 //! shell_tools = ["Bash", "run_shell_command", "shell"]
+//! log = true                   # the decision log (see `crate::decision_log`)
 //!
 //! [rules]
 //! allow = ["shell:cmd=cargo test*"]
@@ -48,6 +49,8 @@ pub struct HookConfig {
     /// Hints for non-shell tools, by name.
     #[serde(default)]
     pub tools: BTreeMap<String, ToolHints>,
+    /// Write the decision log (default on; `TOOLGATE_LOG` overrides).
+    pub log: Option<bool>,
 }
 
 /// `[rules]`.

@@ -22,6 +22,7 @@ mod cursor;
 mod docker_agent;
 mod gemini;
 mod opencode;
+pub mod policy;
 mod qwen;
 mod windsurf;
 pub mod wire;
@@ -37,7 +38,8 @@ use crate::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
 pub use config::{ConfigError, HookConfig};
 pub use opencode::PLUGIN as OPENCODE_PLUGIN;
-pub use wire::{detect, parse_request, Request};
+pub use policy::{IgnoredSetting, PolicyError, ProjectGate, ProjectPolicy};
+pub use wire::{detect, parse_request, session_id, Request};
 
 /// The largest payload read. Real payloads are a few kilobytes; a larger
 /// one is answered fail-closed without being parsed.
@@ -237,6 +239,48 @@ impl Answer {
     }
 }
 
+/// What an answer decided and about which call: the facts the decision
+/// log records ([`crate::decision_log::Entry::new`] masks them). Fields
+/// the answer did not get as far as knowing stay empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// The client, when known.
+    pub protocol: Option<Protocol>,
+    /// The client's session id ([`session_id`]).
+    pub session: Option<String>,
+    /// The call's working directory.
+    pub cwd: Option<String>,
+    /// The tool called.
+    pub tool: Option<String>,
+    /// A shell call's command (several: one a line), unmasked.
+    pub command: Option<String>,
+    /// A non-shell call's arguments, unmasked.
+    pub args: Option<Value>,
+    /// The call's label class.
+    pub label: Option<Class>,
+    /// What the answer said, after `--headless`; `None` when it left the
+    /// call to the client or only labelled it.
+    pub decision: Option<Decision>,
+    /// What decided: a verdict's source, `fail_closed` or `no_opinion`.
+    pub source: String,
+    /// The answer's reason.
+    pub reason: String,
+}
+
+/// Turns an ask into a deny in a headless run, saying so.
+fn settle(decision: Decision, reason: &str, opts: HookOptions) -> (Decision, String) {
+    if opts.headless && decision == Decision::Ask {
+        (
+            Decision::Deny,
+            format!(
+                "{reason} (needs confirmation and nobody can answer in a headless run: denied)"
+            ),
+        )
+    } else {
+        (decision, reason.to_string())
+    }
+}
+
 fn render(
     protocol: Protocol,
     decision: Decision,
@@ -246,16 +290,7 @@ fn render(
     opts: HookOptions,
 ) -> Answer {
     // Headless: nobody can answer an ask, so it is a deny, said so.
-    let (decision, reason) = if opts.headless && decision == Decision::Ask {
-        (
-            Decision::Deny,
-            format!(
-                "{reason} (needs confirmation and nobody can answer in a headless run: denied)"
-            ),
-        )
-    } else {
-        (decision, reason.to_string())
-    };
+    let (decision, reason) = settle(decision, reason, opts);
     match protocol {
         Protocol::Claude => claude::answer(decision, &reason),
         Protocol::Codex => codex::answer(decision, &reason),
@@ -282,11 +317,32 @@ fn render(
 
 /// A fail-closed answer for a payload that could not be used.
 pub fn fail_closed(protocol: Option<Protocol>, reason: &str, opts: HookOptions) -> Answer {
+    fail_closed_traced(protocol, reason, opts).0
+}
+
+/// [`fail_closed`], with what it decided for the decision log.
+pub fn fail_closed_traced(
+    protocol: Option<Protocol>,
+    reason: &str,
+    opts: HookOptions,
+) -> (Answer, Trace) {
     let reason = format!("toolgate could not check this call: {reason}");
-    match protocol {
-        Some(p) => render(p, p.fail_closed(opts.headless), &reason, None, None, opts),
-        None => Answer::blocked(&reason),
-    }
+    let (answer, decision) = match protocol {
+        Some(p) => {
+            let decision = p.fail_closed(opts.headless);
+            let answer = render(p, decision, &reason, None, None, opts);
+            (answer, settle(decision, &reason, opts).0)
+        }
+        None => (Answer::blocked(&reason), Decision::Deny),
+    };
+    let trace = Trace {
+        protocol,
+        decision: Some(decision),
+        source: "fail_closed".into(),
+        reason,
+        ..Trace::default()
+    };
+    (answer, trace)
 }
 
 /// Reads a payload of at most [`MAX_PAYLOAD`] bytes; a larger one is drained
@@ -311,6 +367,18 @@ pub fn read_payload(mut input: impl Read) -> Result<Vec<u8>, String> {
 /// Answers one payload. Never fails: every problem becomes a fail-closed
 /// answer with a reason.
 pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
+    respond_traced(gate, None, payload, opts).0
+}
+
+/// [`respond`] under a project's policy as well (each call gets the more
+/// restrictive of the two verdicts, [`ProjectGate::tighten`]), with what
+/// the answer decided for the decision log.
+pub fn respond_traced(
+    gate: &Gate<'_>,
+    project: Option<&ProjectGate<'_>>,
+    payload: &[u8],
+    opts: HookOptions,
+) -> (Answer, Trace) {
     let value: Value = match serde_json::from_slice(payload) {
         Ok(v) => v,
         Err(e) => {
@@ -319,35 +387,57 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
             } else {
                 format!("the payload is not valid JSON ({e})")
             };
-            return fail_closed(opts.protocol, &why, opts);
+            return fail_closed_traced(opts.protocol, &why, opts);
         }
     };
     let protocol = opts.protocol.unwrap_or_else(|| detect(&value));
+    let session = session_id(&value);
+    // A fail-closed answer that still says which call it was about.
+    let refuse = |why: &str, request: Option<&Request>| {
+        let (answer, mut trace) = fail_closed_traced(Some(protocol), why, opts);
+        trace.session.clone_from(&session);
+        if let Some(r) = request {
+            trace.cwd.clone_from(&r.cwd);
+            trace.tool = Some(r.tool_name.clone());
+        }
+        (answer, trace)
+    };
     if opts.label_only && protocol != Protocol::DockerAgent {
-        return fail_closed(
-            Some(protocol),
+        return refuse(
             "--label-only works with the docker-agent protocol only",
-            opts,
+            None,
         );
     }
     let request = match parse_request(protocol, &value) {
         Ok(r) => r,
-        Err(why) => return fail_closed(Some(protocol), &why, opts),
+        Err(why) => return refuse(&why, None),
     };
     let ctx = crate::Context {
         cwd: request.cwd.as_deref(),
     };
+    let mut trace = Trace {
+        protocol: Some(protocol),
+        session: session.clone(),
+        cwd: request.cwd.clone(),
+        tool: Some(request.tool_name.clone()),
+        ..Trace::default()
+    };
     let verdict = match &request.commands {
-        Some(commands) => match decide_commands(gate, &request.tool_name, commands, &ctx) {
-            Some(verdict) => verdict,
-            // The readers never hand over an empty list; should one, it is
-            // not a call toolgate checked.
-            None => return fail_closed(Some(protocol), "the shell call has no command", opts),
-        },
+        Some(commands) => {
+            trace.command = Some(commands.join("\n"));
+            match decide_commands(gate, project, &request.tool_name, commands, &ctx) {
+                Some(verdict) => verdict,
+                // The readers never hand over an empty list; should one, it
+                // is not a call toolgate checked.
+                None => return refuse("the shell call has no command", Some(&request)),
+            }
+        }
         None => {
             let shell = gate.is_shell_tool(&request.tool_name);
-            if shell && shell_command_arg(&request.tool_input).is_none() {
-                return fail_closed(Some(protocol), "the shell call has no command", opts);
+            match shell_command_arg(&request.tool_input) {
+                Some(command) if shell => trace.command = Some(command.to_string()),
+                Some(_) | None if !shell => trace.args = Some(request.tool_input.clone()),
+                _ => return refuse("the shell call has no command", Some(&request)),
             }
             let verdict = gate.decide_in(&request.tool_name, &request.tool_input, None, &ctx);
             // A file edit that does not touch the guard's own files, and
@@ -357,32 +447,50 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
                 && !verdict.source.starts_with("rule_");
             if !shell && edit_elsewhere {
                 if let Some(answer) = protocol.edit_no_opinion() {
-                    return answer;
+                    trace.label = Some(verdict.label.class);
+                    trace.source = "no_opinion".into();
+                    trace.reason =
+                        "a file edit away from the guard's own files: left to the client".into();
+                    return (answer, trace);
                 }
             }
             // A tool toolgate knows nothing about, sent only because the
             // client cannot be told to send the shell tool alone. A default
             // shell tool name is never one, even when the configuration's
-            // `shell_tools` leaves it out.
+            // `shell_tools` leaves it out. A project's rules are not looked
+            // at: leaving the call to the client is not an allow.
             let unknown_to_toolgate = !DEFAULT_SHELL_TOOLS.contains(&request.tool_name.as_str())
                 && verdict.label.class == Class::Unknown
                 && !verdict.source.starts_with("rule_");
-            if !shell && unknown_to_toolgate {
+            let verdict = match project {
+                Some(p) => p.tighten(verdict, &request.tool_name, &request.tool_input, &ctx),
+                None => verdict,
+            };
+            if !shell && unknown_to_toolgate && !verdict.source.starts_with("project_rule_") {
                 if let Some(answer) = protocol.no_opinion() {
-                    return answer;
+                    trace.label = Some(verdict.label.class);
+                    trace.source = "no_opinion".into();
+                    trace.reason = "a tool toolgate knows nothing about: left to the client".into();
+                    return (answer, trace);
                 }
             }
             verdict
         }
     };
-    render(
+    let answer = render(
         protocol,
         verdict.decision,
         &verdict.reason,
         Some(&request),
         Some(&verdict.label),
         opts,
-    )
+    );
+    let (decision, reason) = settle(verdict.decision, &verdict.reason, opts);
+    trace.label = Some(verdict.label.class);
+    trace.decision = (!opts.label_only).then_some(decision);
+    trace.source = verdict.source;
+    trace.reason = reason;
+    (answer, trace)
 }
 
 /// Decides a shell call the protocol read itself: each command as a call
@@ -391,6 +499,7 @@ pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
 /// the reason names the one that decided.
 fn decide_commands(
     gate: &Gate<'_>,
+    project: Option<&ProjectGate<'_>>,
     client_tool: &str,
     commands: &[String],
     ctx: &crate::Context<'_>,
@@ -407,6 +516,10 @@ fn decide_commands(
     for command in commands {
         let args = serde_json::json!({ "command": command });
         let verdict = gate.decide_in(tool, &args, None, ctx);
+        let verdict = match project {
+            Some(p) => p.tighten(verdict, tool, &args, ctx),
+            None => verdict,
+        };
         if decisive
             .as_ref()
             .is_none_or(|(d, _)| verdict.decision > d.decision)

@@ -118,6 +118,36 @@ pub(super) fn text(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(String::from)
 }
 
+/// The client's id for the session the call belongs to, for the decision
+/// log: `session_id` (Claude Code, Codex, Gemini CLI, Qwen Code, the seed
+/// runtime), `sessionId` (Copilot), OpenCode's `input.sessionID`, Cline's
+/// `taskId`, Cursor's `conversation_id` or Windsurf's `trajectory_id`.
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate::hook::wire::session_id;
+/// assert_eq!(session_id(&json!({"session_id": "s1"})).as_deref(), Some("s1"));
+/// assert_eq!(session_id(&json!({"input": {"sessionID": "o2"}})).as_deref(), Some("o2"));
+/// assert_eq!(session_id(&json!({"session_id": 7})), None);
+/// ```
+pub fn session_id(payload: &Value) -> Option<String> {
+    const KEYS: &[&str] = &[
+        "session_id",
+        "sessionId",
+        "sessionID",
+        "taskId",
+        "conversation_id",
+        "trajectory_id",
+    ];
+    let pick = |v: &Value| {
+        KEYS.iter()
+            .find_map(|k| v.get(*k).and_then(Value::as_str))
+            .filter(|s| !s.trim().is_empty())
+            .map(String::from)
+    };
+    pick(payload).or_else(|| payload.get("input").and_then(pick))
+}
+
 /// A directory, if it is an absolute path: a relative one says nothing
 /// about where the absolute paths of a command are.
 pub(super) fn absolute(v: Option<&Value>) -> Option<String> {
