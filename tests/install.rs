@@ -432,3 +432,31 @@ fn doctor_names_a_config_typo_with_file_and_line() {
     home.write(".config/toolgate/config.toml", "mode = \"balanced\"\n");
     home.ok(&["doctor"]);
 }
+
+#[test]
+fn doctor_reports_a_project_policy_and_what_it_ignores() {
+    let home = Home::new("policy");
+    home.write(
+        "proj/.toolgate.toml",
+        "mode = \"autonomous\"\n[rules]\nallow = [\"Bash\"]\ndeny = [\"shell:cmd=rm *\"]\n",
+    );
+    let project = home.path("proj");
+    let project = project.to_string_lossy();
+    let text = home.ok(&["doctor", "--project", &project]);
+    assert!(
+        text.contains(".toolgate.toml  ok (it can only tighten)"),
+        "{text}"
+    );
+    assert!(text.contains("ignored: mode = autonomous"), "{text}");
+    assert!(text.contains("ignored: rules.allow = Bash"), "{text}");
+    assert!(!text.contains("ignored: rules.deny"), "{text}");
+    // A broken one is a problem: the hook would answer fail-closed there.
+    home.write("proj/.toolgate.toml", "mode = \n");
+    let out = home.run(&["doctor", "--project", &project]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("BROKEN") && text.contains(".toolgate.toml:1"),
+        "{text}"
+    );
+}

@@ -118,6 +118,18 @@ pub struct ConfigCheck {
     pub problems: Vec<String>,
 }
 
+/// A project's `.toolgate.toml`, which can only tighten.
+#[derive(Clone, Debug)]
+pub struct PolicyCheck {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it cannot be read (every call in the project is then answered
+    /// fail-closed).
+    pub error: Option<String>,
+    /// Settings it holds that would widen approval, and so have no effect.
+    pub ignored: Vec<String>,
+}
+
 /// Everything `doctor` found.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -125,6 +137,9 @@ pub struct Report {
     pub clients: Vec<ClientCheck>,
     /// The config file, when there is one.
     pub config: Option<ConfigCheck>,
+    /// The project's policy file, when `--project` names a directory with
+    /// one.
+    pub policy: Option<PolicyCheck>,
 }
 
 impl Report {
@@ -134,6 +149,7 @@ impl Report {
             .iter()
             .all(|c| c.error.is_none() && c.hooks.iter().all(HookCheck::is_live))
             && self.config.as_ref().is_none_or(|c| c.problems.is_empty())
+            && self.policy.as_ref().is_none_or(|p| p.error.is_none())
     }
 
     /// The report as text for people.
@@ -209,6 +225,27 @@ impl Report {
                 }
             }
         }
+        if let Some(p) = &self.policy {
+            match &p.error {
+                Some(e) => {
+                    let _ = writeln!(
+                        out,
+                        "policy   {}  BROKEN (every call in the project is answered fail-closed)\n    problem: {e}",
+                        p.path.display()
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "policy   {}  ok (it can only tighten)",
+                        p.path.display()
+                    );
+                }
+            }
+            for i in &p.ignored {
+                let _ = writeln!(out, "    ignored: {i}");
+            }
+        }
         out.push_str(if self.is_healthy() {
             "all installed hooks are live\n"
         } else {
@@ -242,7 +279,29 @@ pub fn run(classifier: &Classifier, env: &Env, project: Option<&Path>) -> Report
     let config = env
         .toolgate_config_path()
         .map(|p| check_config(classifier, &p));
-    Report { clients, config }
+    let policy = project
+        .map(|d| d.join(crate::hook::policy::FILE_NAME))
+        .filter(|p| p.is_file())
+        .map(|path| match crate::hook::policy::ignored_in(&path) {
+            Ok(ignored) => PolicyCheck {
+                path,
+                error: None,
+                ignored: ignored
+                    .iter()
+                    .map(|i| format!("{} = {} ({})", i.key, i.value, i.why))
+                    .collect(),
+            },
+            Err(e) => PolicyCheck {
+                path,
+                error: Some(e.to_string()),
+                ignored: Vec::new(),
+            },
+        });
+    Report {
+        clients,
+        config,
+        policy,
+    }
 }
 
 fn check_client(
