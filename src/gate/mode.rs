@@ -148,6 +148,38 @@ impl Mode {
     }
 }
 
+/// A mode name that is none of the modes or their aliases.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown mode `{0}`: use strict, balanced, restricted or autonomous")]
+pub struct UnknownMode(pub String);
+
+/// The strict reading of a mode name, for callers that can report an error
+/// (a command line, a library user's own configuration): an unknown name is
+/// an error, not the fail-closed strict that [`Mode::parse`] gives the hook.
+///
+/// ```
+/// use toolgate::gate::Mode;
+/// assert_eq!("balanced".parse::<Mode>(), Ok(Mode::Balanced));
+/// assert_eq!("Safe-Auto".parse::<Mode>(), Ok(Mode::Balanced));
+/// assert_eq!("legacy".parse::<Mode>(), Ok(Mode::Legacy));
+/// let err = "balancd".parse::<Mode>().unwrap_err();
+/// assert_eq!(err.to_string(), "unknown mode `balancd`: use strict, balanced, restricted or autonomous");
+/// ```
+impl std::str::FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(name: &str) -> Result<Mode, UnknownMode> {
+        if name.trim().eq_ignore_ascii_case("legacy") {
+            return Ok(Mode::Legacy);
+        }
+        let choice = Mode::parse(Some(name));
+        match (choice.unrecognised, name.trim().is_empty()) {
+            (None, false) => Ok(choice.mode),
+            _ => Err(UnknownMode(name.to_string())),
+        }
+    }
+}
+
 impl fmt::Display for Mode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
