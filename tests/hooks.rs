@@ -506,3 +506,70 @@ fn compound_policy_from_flag_and_config() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn git_in_a_directory_laid_out_as_a_bare_repository_is_not_allowed() {
+    // A project can commit HEAD, objects/ and refs/ at any level: git run
+    // there (or below) takes it for a bare repository, config and all.
+    let dir = std::env::temp_dir().join(format!("toolgate-bare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for d in ["objects", "refs", "sub/deeper"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    std::fs::write(dir.join("HEAD"), "ref: refs/heads/main\n").unwrap_or_else(|e| panic!("{e}"));
+    let payload = |cwd: &std::path::Path, cmd: &str| {
+        json!({"session_id": "s", "cwd": cwd, "hook_event_name": "PreToolUse",
+               "tool_name": "Bash", "tool_input": {"command": cmd}})
+        .to_string()
+        .into_bytes()
+    };
+    let decide = |mode: &str, cwd: &std::path::Path, cmd: &str| {
+        claude_decision(&hook(
+            &["--protocol", "claude", "--mode", mode],
+            &payload(cwd, cmd),
+            &[],
+        ))
+    };
+    let (d, reason) = decide("balanced", &dir, "git log -p");
+    assert_eq!(d, "ask");
+    assert!(reason.contains("bare repository"), "{reason}");
+    assert_eq!(
+        decide("balanced", &dir.join("sub/deeper"), "git status").0,
+        "ask"
+    );
+    assert_eq!(decide("restricted", &dir, "git status").0, "deny");
+    let chained = hook(
+        &[
+            "--protocol",
+            "claude",
+            "--mode",
+            "balanced",
+            "--compound",
+            "every-part-safe",
+        ],
+        &payload(&dir, "ls -la && git status"),
+        &[],
+    );
+    assert_eq!(claude_decision(&chained).0, "ask");
+    let chained = hook(
+        &[
+            "--protocol",
+            "claude",
+            "--mode",
+            "balanced",
+            "--compound",
+            "every-part-safe",
+        ],
+        &payload(&dir, "ls -la && wc -l HEAD"),
+        &[],
+    );
+    assert_eq!(claude_decision(&chained).0, "allow");
+    // Not git, or a real repository found first: as before.
+    assert_eq!(decide("balanced", &dir, "ls -la").0, "allow");
+    std::fs::create_dir_all(dir.join("sub/.git")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        decide("balanced", &dir.join("sub/deeper"), "git status").0,
+        "allow"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,7 @@
 //! Each client's module says what its payload looks like, what answer it
 //! honours, and what happens in a headless run.
 
+mod bare_repo;
 mod claude;
 mod cline;
 mod codex;
@@ -36,6 +37,7 @@ use crate::guard_paths::is_file_edit_tool;
 use crate::label::Class;
 use crate::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
+pub use bare_repo::bare_repository_above;
 pub use config::{ConfigError, HookConfig};
 pub use opencode::PLUGIN as OPENCODE_PLUGIN;
 pub use policy::{IgnoredSetting, PolicyError, ProjectGate, ProjectPolicy};
@@ -477,6 +479,7 @@ pub fn respond_traced(
             verdict
         }
     };
+    let verdict = refuse_git_in_bare_repository(gate, verdict, trace.command.as_deref(), &ctx);
     let answer = render(
         protocol,
         verdict.decision,
@@ -491,6 +494,44 @@ pub fn respond_traced(
     trace.source = verdict.source;
     trace.reason = reason;
     (answer, trace)
+}
+
+/// An allowed call that runs git where git would take a committed bare
+/// repository's config ([`bare_repository_above`]) is decided as an
+/// unknown call instead: ask at least, deny where the mode denies unknown.
+fn refuse_git_in_bare_repository(
+    gate: &Gate<'_>,
+    verdict: Verdict,
+    command: Option<&str>,
+    ctx: &crate::Context<'_>,
+) -> Verdict {
+    let (Some(command), Some(cwd)) = (command, ctx.cwd) else {
+        return verdict;
+    };
+    if verdict.decision != Decision::Allow
+        || verdict.source.starts_with("rule_")
+        || verdict.source == "yolo"
+        || !bare_repo::may_run_git(command)
+    {
+        return verdict;
+    }
+    let Some(bare) = bare_repository_above(std::path::Path::new(cwd)) else {
+        return verdict;
+    };
+    let why = format!(
+        "git here would take {} for a bare repository, whose committed config can name programs that a read runs",
+        bare.display()
+    );
+    let decision = gate
+        .mode()
+        .decide(&crate::Label::unknown(why.clone()))
+        .max(Decision::Ask);
+    Verdict {
+        decision,
+        reason: why,
+        label: crate::Label::unknown("git in a directory laid out as a bare repository"),
+        source: "bare_repository".into(),
+    }
 }
 
 /// Decides a shell call the protocol read itself: each command as a call
