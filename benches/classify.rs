@@ -99,6 +99,20 @@ fn bench(c: &mut Criterion) {
             out.len()
         })
     });
+    // The library's batch API on one thread and on every core, side by
+    // side in one run: its speed-up is their ratio.
+    for threads in [
+        1,
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+    ] {
+        let batch = toolgate::batch::Batch {
+            threads,
+            ..Default::default()
+        };
+        group.bench_function(format!("batch_labels/{threads}_threads"), |b| {
+            b.iter(|| batch.labels(classifier, &lines).len())
+        });
+    }
     group.bench_function("floor_json_echo", |b| {
         let mut out = Vec::with_capacity(16 << 20);
         b.iter(|| {

@@ -56,6 +56,7 @@
 
 #[cfg(feature = "action-guard")]
 pub mod action_guard;
+pub mod batch;
 pub mod classify;
 pub mod decision_log;
 pub mod error;
