@@ -21,6 +21,7 @@
 //! and so does a command that names no path at all.
 
 use crate::label::BlastRadius;
+use crate::spec::paths::normalize as lexical;
 use crate::spec::Context;
 
 /// The categories whose radius follows from where they land.
@@ -279,22 +280,6 @@ fn broad(cwd: &[&str]) -> bool {
 /// [`lexical`], owning its parts.
 fn lexical_owned(path: &str) -> Option<Vec<String>> {
     lexical(path).map(|v| v.into_iter().map(String::from).collect())
-}
-
-/// Components with `.` and `..` resolved; `None` when `..` climbs above
-/// the start (the place is then somewhere unknown).
-fn lexical(path: &str) -> Option<Vec<&str>> {
-    let mut out = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            p => out.push(p),
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]

@@ -573,3 +573,25 @@ fn git_in_a_directory_laid_out_as_a_bare_repository_is_not_allowed() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_bad_rule_in_a_headless_config_still_gets_the_headless_block() {
+    let dir = std::env::temp_dir().join(format!("toolgate-headless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.join("config.toml");
+    std::fs::write(&cfg, "headless = true\n[rules]\nallow = [\"shell:cmd\"]\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cfg = cfg.to_string_lossy().into_owned();
+    let o = hook(&["--config", &cfg], &gemini_payload("ls"), &[]);
+    let v = json_out(&o);
+    // Gemini honours ask only with a person there: headless, it is deny.
+    assert_eq!(v["decision"], "deny", "{v}");
+    assert!(
+        v["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("bad configuration"),
+        "{v}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,10 +21,11 @@ use std::time::SystemTime;
 
 use clap::Args as ClapArgs;
 use toolgate::decision_log::{state_dir, DecisionLog, Entry};
-use toolgate::gate::{CompoundPolicy, Gate, GateConfig};
+use toolgate::gate::{CompoundPolicy, Gate};
 use toolgate::hook::{
     self, fail_closed_traced, Answer, HookConfig, HookOptions, ProjectPolicy, Protocol, Trace,
 };
+use toolgate::install::Env;
 use toolgate::Classifier;
 
 /// Options of `toolgate hook`.
@@ -63,25 +64,15 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-fn config_path(flag: Option<PathBuf>) -> Option<PathBuf> {
-    if let Some(p) = flag.or_else(|| env("TOOLGATE_CONFIG").map(PathBuf::from)) {
-        return Some(p);
-    }
-    let base = env("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    let p = base.join("toolgate/config.toml");
-    p.is_file().then_some(p)
-}
-
 /// Runs the hook; returns the exit status. Every path prints an answer.
 pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: HookArgs) -> u8 {
     let protocol_flag = args.protocol.as_deref().map(Protocol::parse);
     let bad_protocol = matches!(protocol_flag, Some(None));
+    // `TOOLGATE_CONFIG`, `TOOLGATE_MODE`, …, read as `doctor` reads them.
+    let env = Env::from_process();
     let mut opts = HookOptions {
         protocol: protocol_flag.flatten(),
-        headless: args.headless
-            || env("TOOLGATE_HEADLESS").is_some_and(|v| v != "0" && v != "false"),
+        headless: args.headless || env.toolgate_headless,
         label_only: args.label_only,
     };
     if io::stdin().is_terminal() {
@@ -156,32 +147,24 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
             Some(Ok(c)) => Some(c),
             Some(Err(e)) => return fail_closed(opts.protocol, &format!("--compound: {e}"), opts),
         };
-        let mode = args.mode.clone().or_else(|| env("TOOLGATE_MODE"));
-        let profile = args.profile.clone().or_else(|| env("TOOLGATE_PROFILE"));
-        let gate_config = match config_path(args.config.clone()) {
-            None => GateConfig {
-                mode,
-                profile,
-                compound: compound.unwrap_or_default(),
-                ..GateConfig::default()
-            },
-            Some(path) => {
-                let name = path.display().to_string();
-                let parsed = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("{name}: {e}"))
-                    .and_then(|text| HookConfig::parse(&name, &text).map_err(|e| e.to_string()));
-                match parsed.and_then(|c| {
-                    opts.headless |= c.headless;
-                    log_setting = c.log;
-                    c.gate_config(&name, mode, profile, compound)
-                        .map_err(|e| e.to_string())
-                }) {
-                    Ok(g) => g,
-                    Err(e) => {
-                        return fail_closed(opts.protocol, &format!("bad configuration: {e}"), opts)
-                    }
-                }
-            }
+        let mode = args.mode.clone().or_else(|| env.toolgate_mode.clone());
+        let profile = args
+            .profile
+            .clone()
+            .or_else(|| env.toolgate_profile.clone());
+        let path = args.config.clone().or_else(|| env.toolgate_config_path());
+        let file = match path.as_deref().map(HookConfig::load).transpose() {
+            Ok(file) => file.unwrap_or_default(),
+            Err(e) => return fail_closed(opts.protocol, &format!("bad configuration: {e}"), opts),
+        };
+        // Headless and the log setting hold even when a rule in the file is
+        // bad: its fail-closed answer is then still the headless one.
+        opts.headless |= file.headless;
+        log_setting = file.log;
+        let name = path.map(|p| p.display().to_string()).unwrap_or_default();
+        let gate_config = match file.gate_config(&name, mode, profile, compound) {
+            Ok(g) => g,
+            Err(e) => return fail_closed(opts.protocol, &format!("bad configuration: {e}"), opts),
         };
         // The project's policy, from the call's directory: a file that
         // cannot be used is a block, not a silent fall back to the user's

@@ -299,7 +299,7 @@ fn run(args: Args, dashdash: bool, out: &mut (dyn Write + Send)) -> anyhow::Resu
 }
 
 /// The classification context a `--cwd` flag gives.
-fn context(cwd: Option<&str>) -> anyhow::Result<toolgate::Context<'_>> {
+pub(super) fn context(cwd: Option<&str>) -> anyhow::Result<toolgate::Context<'_>> {
     match cwd {
         Some(dir) if !dir.starts_with('/') => anyhow::bail!(
             "--cwd `{dir}`: give the working directory as an absolute path (for example `--cwd \"$PWD\"`)"

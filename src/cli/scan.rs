@@ -20,7 +20,7 @@ use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
-use toolgate::gate::{CompoundPolicy, Decision, Gate, GateConfig};
+use toolgate::gate::{CompoundPolicy, Decision, Gate};
 use toolgate::hook::HookConfig;
 use toolgate::report::{BadLine, RecordExtra};
 use toolgate::{BlastRadius, Class, Classifier, Label};
@@ -621,24 +621,16 @@ fn scan_gate<'c>(classifier: &'c Classifier, args: &ScanArgs) -> anyhow::Result<
         .map(str::parse::<CompoundPolicy>)
         .transpose()
         .context("--compound")?;
-    let config = match &args.config {
-        None => GateConfig {
-            mode: args.mode.clone(),
-            profile: args.profile.clone(),
-            compound: compound.unwrap_or_default(),
-            ..GateConfig::default()
-        },
-        Some(path) => {
-            let name = path.display().to_string();
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
-            HookConfig::parse(&name, &text)?.gate_config(
-                &name,
-                args.mode.clone(),
-                args.profile.clone(),
-                compound,
-            )?
-        }
+    let file = match &args.config {
+        Some(path) => HookConfig::load(path)?,
+        None => HookConfig::default(),
     };
+    let name = args
+        .config
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let config = file.gate_config(&name, args.mode.clone(), args.profile.clone(), compound)?;
     let gate = Gate::new(classifier, config);
     if let Some(bad) = gate.unrecognised() {
         anyhow::bail!(
@@ -897,9 +889,8 @@ pub fn run(
         bytes_read: 0,
         failure: None,
     };
-    if let Some(dir) = args.cwd.as_deref().filter(|d| !d.starts_with('/')) {
-        anyhow::bail!("--cwd `{dir}`: give the working directory as an absolute path");
-    }
+    // Checked as classify and explain check it.
+    super::context(args.cwd.as_deref())?;
     let gate = args
         .decide
         .then(|| scan_gate(classifier, &args))

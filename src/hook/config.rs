@@ -22,6 +22,7 @@
 //! ```
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -97,9 +98,28 @@ pub enum ConfigError {
         /// The rule error.
         source: RuleError,
     },
+    /// The file could not be read.
+    #[error("{file}: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 impl HookConfig {
+    /// Reads and parses a configuration file; errors name it. (The hook,
+    /// `doctor` and `scan --decide` read it so; with no file, the default
+    /// is what they use.)
+    pub fn load(path: &Path) -> Result<HookConfig, ConfigError> {
+        let file = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => HookConfig::parse(&file, &text),
+            Err(source) => Err(ConfigError::Read { file, source }),
+        }
+    }
+
     /// Parses a configuration file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<HookConfig, ConfigError> {
         toml::from_str(text).map_err(|e| ConfigError::Syntax {

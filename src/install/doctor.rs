@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::{installed_commands, Client, Env, Scope};
-use crate::gate::{CompoundPolicy, Gate, GateConfig};
+use crate::gate::{CompoundPolicy, Gate};
 use crate::hook::{self, Answer, HookConfig, HookOptions};
 use crate::Classifier;
 
@@ -519,34 +519,19 @@ fn expected(
         .profile
         .clone()
         .or_else(|| env.toolgate_profile.clone());
-    let config_path = flags.config.clone().or_else(|| env.toolgate_config_path());
-    let gate_config = match config_path {
-        None => GateConfig {
-            mode,
-            profile,
-            compound: compound.unwrap_or_default(),
-            ..GateConfig::default()
-        },
-        Some(path) => {
-            let name = path.display().to_string();
-            let parsed = std::fs::read_to_string(&path)
-                .map_err(|e| format!("{name}: {e}"))
-                .and_then(|t| HookConfig::parse(&name, &t).map_err(|e| e.to_string()))
-                .and_then(|c| {
-                    opts.headless |= c.headless;
-                    c.gate_config(&name, mode, profile, compound)
-                        .map_err(|e| e.to_string())
-                });
-            match parsed {
-                Ok(g) => g,
-                Err(e) => {
-                    return hook::fail_closed(
-                        Some(protocol),
-                        &format!("bad configuration: {e}"),
-                        opts,
-                    )
-                }
-            }
+    let path = flags.config.clone().or_else(|| env.toolgate_config_path());
+    let file = match path.as_deref().map(HookConfig::load).transpose() {
+        Ok(file) => file.unwrap_or_default(),
+        Err(e) => {
+            return hook::fail_closed(Some(protocol), &format!("bad configuration: {e}"), opts)
+        }
+    };
+    opts.headless |= file.headless;
+    let name = path.map(|p| p.display().to_string()).unwrap_or_default();
+    let gate_config = match file.gate_config(&name, mode, profile, compound) {
+        Ok(g) => g,
+        Err(e) => {
+            return hook::fail_closed(Some(protocol), &format!("bad configuration: {e}"), opts)
         }
     };
     let gate = Gate::new(classifier, gate_config);

@@ -225,7 +225,7 @@ fn broad(cwd: &[&str]) -> bool {
 
 /// The components of a relative path with `.` and `..` resolved, or `None`
 /// when `..` climbs above its start.
-fn normalize(path: &str) -> Option<Vec<&str>> {
+pub(crate) fn normalize(path: &str) -> Option<Vec<&str>> {
     let mut out: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
