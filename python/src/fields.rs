@@ -1,0 +1,28 @@
+//! A label's four metadata fields, borrowed.
+
+use toolgate::{Class, Label};
+
+/// The names of the label fields, in the order the Arrow output has them.
+pub const NAMES: [&str; 4] = ["safety_label", "blast_radius", "category", "reason"];
+
+/// What `Label::metadata()` shows, without building a map: `None` where
+/// metadata leaves the key out.
+pub struct Shown<'a> {
+    pub safety_label: &'static str,
+    pub blast_radius: Option<&'static str>,
+    pub category: Option<&'a str>,
+    pub reason: Option<&'a str>,
+}
+
+impl<'a> Shown<'a> {
+    pub fn of(label: &'a Label) -> Shown<'a> {
+        Shown {
+            safety_label: label.class.as_str(),
+            blast_radius: label.blast_radius.map(|r| r.as_str()),
+            category: Some(label.category.as_ref()).filter(|c| !c.is_empty()),
+            reason: Some(label.reason.as_ref()).filter(|r| {
+                !r.is_empty() && matches!(label.class, Class::Safe | Class::Destructive)
+            }),
+        }
+    }
+}
