@@ -119,3 +119,26 @@ fn link(target: &Path, at: &Path) {
         std::os::unix::fs::symlink(target, at).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+/// `.ci/run` runs exactly the test command the README's first lines give.
+#[test]
+fn ci_runs_the_readme_test_command() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let test_line = readme
+        .lines()
+        .take(8)
+        .find(|l| l.contains("# run all the tests"))
+        .expect("the README's first lines give the test command");
+    let command = test_line.split(" #").next().unwrap_or_default().trim();
+    let ci = std::fs::read_to_string(root.join(".ci/run")).expect(".ci/run");
+    let last = ci
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .trim();
+    assert_eq!(
+        last, command,
+        ".ci/run must end with the README's test command"
+    );
+}
