@@ -27,7 +27,7 @@ const MIX: &[(&str, &str)] = &[
 fn bench(c: &mut Criterion) {
     let classifier = match Classifier::embedded() {
         Ok(c) => c,
-        Err(e) => panic!("embedded taxonomy: {e}"),
+        Err(e) => panic!("{e}"),
     };
 
     let mut group = c.benchmark_group("parse");

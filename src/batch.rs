@@ -41,7 +41,7 @@ impl Batch {
     /// let labels = Batch::default().labels(c, &["git status", "rm -rf /", "npm test"]);
     /// let classes: Vec<Class> = labels.iter().map(|l| l.class).collect();
     /// assert_eq!(classes, [Class::Safe, Class::Destructive, Class::Unknown]);
-    /// # Ok::<(), String>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn labels<S: AsRef<str> + Sync>(
         &self,

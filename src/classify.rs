@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use compact_str::CompactString;
 use serde::Serialize;
 
-use crate::error::TaxonomyError;
+use crate::error::{EmbeddedTaxonomyError, TaxonomyError};
 use crate::label::{BlastRadius, Class, Label, Origin};
 use crate::matcher::Matcher;
 use crate::normalize::{self, canonical_with, Canonical, Invocation, Nested};
@@ -98,13 +98,14 @@ pub struct Analysis {
 ///
 /// ```
 /// use toolgate::{Class, Classifier, Context};
-/// let c = Classifier::embedded().unwrap();
+/// let c = Classifier::embedded()?;
 /// let a = c.assess_in("ls -la && git status", &Context::default());
 /// assert_eq!((a.label.class, a.every_part_safe), (Class::Unknown, true));
 /// let a = c.assess_in("ls -la && npm test", &Context::default());
 /// assert_eq!((a.label.class, a.every_part_safe), (Class::Unknown, false));
 /// let a = c.assess_in("git status", &Context::default());
 /// assert_eq!((a.label.class, a.every_part_safe), (Class::Safe, false));
+/// # Ok::<(), toolgate::EmbeddedTaxonomyError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Assessment {
@@ -131,14 +132,25 @@ impl Classifier {
     }
 
     /// The classifier over the embedded taxonomy, compiled once per process.
-    pub fn embedded() -> Result<&'static Classifier, String> {
-        static CELL: OnceLock<Result<Classifier, String>> = OnceLock::new();
+    ///
+    /// It fails only when the binary itself is broken (the build checked
+    /// the taxonomy); the error says so and how to get a working toolgate.
+    /// A failure is cached like a success: every call gets the same error.
+    ///
+    /// ```
+    /// use toolgate::{Class, Classifier};
+    /// let c = Classifier::embedded()?;
+    /// assert_eq!(c.classify("git status").class, Class::Safe);
+    /// # Ok::<(), toolgate::EmbeddedTaxonomyError>(())
+    /// ```
+    pub fn embedded() -> Result<&'static Classifier, EmbeddedTaxonomyError> {
+        static CELL: OnceLock<Result<Classifier, EmbeddedTaxonomyError>> = OnceLock::new();
         CELL.get_or_init(|| {
             // Its own copy, decoded straight into the classifier: cloning
             // the shared `Taxonomy::embedded()` cost about 12% of a
             // one-command process.
-            let tax = crate::taxonomy::load_embedded_fast().map_err(|e| e.to_string())?;
-            Classifier::new(tax).map_err(|e| e.to_string())
+            let tax = crate::taxonomy::load_embedded_fast().map_err(EmbeddedTaxonomyError::new)?;
+            Classifier::new(tax).map_err(EmbeddedTaxonomyError::new)
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -167,11 +179,12 @@ impl Classifier {
     ///
     /// ```
     /// use toolgate::{Class, Classifier, Context};
-    /// let c = Classifier::embedded().unwrap();
+    /// let c = Classifier::embedded()?;
     /// let ctx = Context { cwd: Some("/app") };
     /// assert_eq!(c.classify_in("cat /app/src/main.rs", &ctx).class, Class::Safe);
     /// assert_eq!(c.classify("cat /app/src/main.rs").class, Class::Unknown);
     /// assert_eq!(c.classify_in("cat /app/../etc/passwd", &ctx).class, Class::Unknown);
+    /// # Ok::<(), toolgate::EmbeddedTaxonomyError>(())
     /// ```
     pub fn classify_in(&self, command: &str, ctx: &Context) -> Label {
         self.run(command, Detail::Label, *ctx).label
@@ -185,10 +198,11 @@ impl Classifier {
     ///
     /// ```
     /// use toolgate::{Class, Classifier};
-    /// let c = Classifier::embedded().unwrap();
+    /// let c = Classifier::embedded()?;
     /// let label = c.classify_terse("npm run dev");
     /// assert_eq!((label.class, label.reason.as_ref()), (Class::Unknown, ""));
     /// assert_eq!(c.classify_terse("rm -rf /"), c.classify("rm -rf /"));
+    /// # Ok::<(), toolgate::EmbeddedTaxonomyError>(())
     /// ```
     pub fn classify_terse(&self, command: &str) -> Label {
         self.run(command, Detail::Terse, Context::default()).label
@@ -321,7 +335,7 @@ fn entry_id(tax: &Taxonomy, i: usize) -> String {
 pub fn classify(command: &str) -> Label {
     match Classifier::embedded() {
         Ok(c) => c.classify(command),
-        Err(e) => Label::unknown(format!("taxonomy failed to load: {e}")),
+        Err(e) => Label::unknown(e.to_string()),
     }
 }
 

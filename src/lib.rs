@@ -25,14 +25,14 @@
 //! use toolgate::gate::{Decision, Gate, GateConfig, Mode};
 //! use toolgate::{Classifier, Context};
 //! let classifier = Classifier::embedded()?;
-//! let mode: Mode = "balanced".parse().map_err(|e| format!("{e}"))?;
+//! let mode: Mode = "balanced".parse()?;
 //! let gate = Gate::new(classifier, GateConfig { mode: Some(mode.to_string()), ..GateConfig::default() });
 //! let here = Context { cwd: Some("/app") };
 //! let read = gate.decide_in("Bash", &json!({"command": "cat /app/src/main.py"}), None, &here);
 //! assert_eq!((read.decision, read.source.as_str()), (Decision::Allow, "mode_balanced"));
 //! let wipe = gate.decide_in("Bash", &json!({"command": "rm -rf ~"}), None, &here);
 //! assert_eq!(wipe.decision, Decision::Ask);
-//! # Ok::<(), String>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! **Classify in bulk**, on every core, in input order:
@@ -45,7 +45,7 @@
 //! let labels = Batch::default().labels(classifier, &logged);
 //! let classes: Vec<Class> = labels.iter().map(|l| l.class).collect();
 //! assert_eq!(classes, [Class::Safe, Class::Destructive, Class::Unknown]);
-//! # Ok::<(), String>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Overview
@@ -122,7 +122,7 @@ pub mod taxonomy;
 pub mod tools;
 
 pub use classify::{classify, classify_bytes, Analysis, Assessment, Classifier, Context};
-pub use error::TaxonomyError;
+pub use error::{EmbeddedTaxonomyError, TaxonomyError};
 pub use label::{BlastRadius, Class, Label, Origin};
 pub use taxonomy::Taxonomy;
 pub use tools::{label_for_hints, label_tool_call, Hints, ToolLabeler};

@@ -159,6 +159,6 @@ pub fn shell_command_arg(args: &Value) -> Option<&str> {
 pub fn label_tool_call(tool: &str, args: &Value, hints: Hints) -> Label {
     match Classifier::embedded() {
         Ok(c) => ToolLabeler::new(c).label(tool, args, hints),
-        Err(e) => Label::unknown(format!("taxonomy failed to load: {e}")),
+        Err(e) => Label::unknown(e.to_string()),
     }
 }

@@ -13,7 +13,7 @@ use super::Format;
 /// The embedded classifier, or one built from a taxonomy directory.
 pub fn load(dir: Option<&Path>) -> anyhow::Result<&'static Classifier> {
     match dir {
-        None => Classifier::embedded().map_err(|e| anyhow::anyhow!("embedded taxonomy: {e}")),
+        None => Ok(Classifier::embedded()?),
         Some(dir) => {
             let sources = dir_sources(dir)
                 .with_context(|| format!("reading taxonomy directory {}", dir.display()))?;

@@ -45,9 +45,9 @@ impl Rule {
     /// Parses `TOOL` or `TOOL:KEY=GLOB`.
     ///
     /// ```
-    /// let r = toolgate::gate::Rule::parse("shell:cmd=git push*").map_err(|e| e.to_string())?;
+    /// let r = toolgate::gate::Rule::parse("shell:cmd=git push*")?;
     /// assert_eq!((r.tool.as_str(), r.key.as_deref(), r.pattern.as_deref()), ("shell", Some("cmd"), Some("git push*")));
-    /// # Ok::<(), String>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn parse(text: &str) -> Result<Rule, RuleError> {
         let err = |m: &str| RuleError {

@@ -94,7 +94,7 @@ impl<'c> Gate<'c> {
     /// assert_eq!((v.decision, v.source.as_str()), (Decision::Allow, "mode_balanced"));
     /// let v = gate.decide("shell", &json!({"cmd": "rm -rf ~"}), None);
     /// assert_eq!(v.decision, Decision::Ask);
-    /// # Ok::<(), String>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(classifier: &'c Classifier, config: GateConfig) -> Gate<'c> {
         let shell_tools = config
@@ -180,7 +180,7 @@ impl<'c> Gate<'c> {
     /// let here = Context { cwd: Some("/app") };
     /// assert_eq!(gate.decide_in("Bash", &call, None, &here).decision, Decision::Allow);
     /// assert_eq!(gate.decide("Bash", &call, None).decision, Decision::Ask);
-    /// # Ok::<(), String>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn decide_in(
         &self,

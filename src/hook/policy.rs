@@ -25,12 +25,11 @@
 //!
 //! ```
 //! use toolgate::hook::ProjectPolicy;
-//! let p = ProjectPolicy::parse(".toolgate.toml", "mode = \"strict\"\n[rules]\nallow = [\"Bash\"]\n")
-//!     .map_err(|e| e.to_string())?;
+//! let p = ProjectPolicy::parse(".toolgate.toml", "mode = \"strict\"\n[rules]\nallow = [\"Bash\"]\n")?;
 //! let ignored = p.ignored();
 //! assert_eq!(ignored.len(), 1);
 //! assert_eq!((ignored[0].key.as_str(), ignored[0].value.as_str()), ("rules.allow", "Bash"));
-//! # Ok::<(), String>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::collections::HashMap;
