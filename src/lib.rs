@@ -26,7 +26,7 @@
 //! use toolgate::{Classifier, Context};
 //! let classifier = Classifier::embedded()?;
 //! let mode: Mode = "balanced".parse()?;
-//! let gate = Gate::new(classifier, GateConfig { mode: Some(mode.to_string()), ..GateConfig::default() });
+//! let gate = Gate::new(classifier, GateConfig { mode: mode.into(), ..GateConfig::default() });
 //! let here = Context { cwd: Some("/app") };
 //! let read = gate.decide_in("Bash", &json!({"command": "cat /app/src/main.py"}), None, &here);
 //! assert_eq!((read.decision, read.source.as_str()), (Decision::Allow, "mode_balanced"));

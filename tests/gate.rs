@@ -1,7 +1,7 @@
 //! The gating table, mode names, permission rules.
 
 use serde_json::json;
-use toolgate::gate::{CompoundPolicy, Decision, Gate, GateConfig, Mode, Rules};
+use toolgate::gate::{CompoundPolicy, Decision, Gate, GateConfig, Mode, ModeSetting, Rules};
 use toolgate::{BlastRadius, Class, Classifier, Label, Origin};
 
 fn label(class: Class, origin: Origin) -> Label {
@@ -84,6 +84,7 @@ fn mode_names_normalise_and_bad_names_are_strict() {
     );
 }
 
+/// A gate whose mode is read from a name as the hook reads it (fail-closed).
 fn gate(mode: Option<&str>, allow: &[&str], ask: &[&str], deny: &[&str]) -> Gate<'static> {
     let classifier = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
@@ -91,7 +92,7 @@ fn gate(mode: Option<&str>, allow: &[&str], ask: &[&str], deny: &[&str]) -> Gate
     Gate::new(
         classifier,
         GateConfig {
-            mode: mode.map(String::from),
+            mode: ModeSetting::from_name(mode),
             rules,
             ..GateConfig::default()
         },
@@ -216,12 +217,12 @@ fn non_shell_tools_use_hints() {
     );
 }
 
-fn compound_gate(mode: &str, compound: CompoundPolicy) -> Gate<'static> {
+fn compound_gate(mode: Mode, compound: CompoundPolicy) -> Gate<'static> {
     let classifier = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
     Gate::new(
         classifier,
         GateConfig {
-            mode: Some(mode.into()),
+            mode: mode.into(),
             compound,
             ..GateConfig::default()
         },
@@ -230,10 +231,10 @@ fn compound_gate(mode: &str, compound: CompoundPolicy) -> Gate<'static> {
 
 #[test]
 fn compound_of_safe_parts_is_let_through_only_by_choice() {
-    let every = compound_gate("balanced", CompoundPolicy::EveryPartSafe);
-    let refuse = compound_gate("balanced", CompoundPolicy::Refuse);
-    let restricted = compound_gate("restricted", CompoundPolicy::EveryPartSafe);
-    let strict = compound_gate("strict", CompoundPolicy::EveryPartSafe);
+    let every = compound_gate(Mode::Balanced, CompoundPolicy::EveryPartSafe);
+    let refuse = compound_gate(Mode::Balanced, CompoundPolicy::Refuse);
+    let restricted = compound_gate(Mode::Restricted, CompoundPolicy::EveryPartSafe);
+    let strict = compound_gate(Mode::Strict, CompoundPolicy::EveryPartSafe);
     let call = |cmd: &str| json!({ "command": cmd });
     for cmd in [
         "ls -la && git status",
@@ -304,7 +305,7 @@ fn compound_of_safe_parts_is_let_through_only_by_choice() {
 
 #[test]
 fn compound_parts_are_judged_in_the_call_working_directory() {
-    let every = compound_gate("balanced", CompoundPolicy::EveryPartSafe);
+    let every = compound_gate(Mode::Balanced, CompoundPolicy::EveryPartSafe);
     let call = json!({"command": "cat /app/src/main.py | head -20 && ls /app/tests"});
     let here = toolgate::Context { cwd: Some("/app") };
     assert_eq!(
@@ -321,7 +322,7 @@ fn compound_parts_are_judged_in_the_call_working_directory() {
 
 #[test]
 fn compound_directory_changes_and_globs() {
-    let every = compound_gate("balanced", CompoundPolicy::EveryPartSafe);
+    let every = compound_gate(Mode::Balanced, CompoundPolicy::EveryPartSafe);
     let here = toolgate::Context {
         cwd: Some("/testbed"),
     };
@@ -362,5 +363,57 @@ fn compound_directory_changes_and_globs() {
         "grep -rn foo src/*.py",
     ] {
         assert_ne!(decide(cmd), Decision::Allow, "{cmd}");
+    }
+}
+
+/// A library names the mode as a `Mode`; only a `ModeSetting::Unrecognised`
+/// (what the hook makes of a bad name) is strict with a reason.
+#[test]
+fn a_typed_mode_decides_and_an_unrecognised_one_is_strict_and_named() {
+    let classifier = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
+    let with = |mode: ModeSetting| {
+        Gate::new(
+            classifier,
+            GateConfig {
+                mode,
+                ..GateConfig::default()
+            },
+        )
+    };
+    let call = json!({"cmd": "git status"});
+    let v = with(Mode::Balanced.into()).decide("shell", &call, None);
+    assert_eq!(
+        (v.decision, v.source.as_str()),
+        (Decision::Allow, "mode_balanced")
+    );
+    assert!(!v.reason.contains("unrecognised"), "{}", v.reason);
+    let v = with(ModeSetting::default()).decide("shell", &call, None);
+    assert_eq!(v.source, "mode_legacy");
+    let g = with(ModeSetting::Unrecognised("balancd".into()));
+    assert_eq!(
+        (g.mode(), g.unrecognised()),
+        (Mode::Strict, Some("mode `balancd`"))
+    );
+    let v = g.decide("shell", &call, None);
+    assert_eq!(
+        (v.decision, v.source.as_str()),
+        (Decision::Ask, "mode_strict")
+    );
+    assert!(
+        v.reason
+            .ends_with("(unrecognised mode `balancd`: using strict)"),
+        "{}",
+        v.reason
+    );
+    // The name as the hook gets it: aliases are modes, the rest is not.
+    for (name, want) in [
+        (None, ModeSetting::Known(Mode::Legacy)),
+        (Some("  "), ModeSetting::Known(Mode::Legacy)),
+        (Some(" Safe-Auto "), ModeSetting::Known(Mode::Balanced)),
+        (Some("unsafe"), ModeSetting::Known(Mode::Autonomous)),
+        (Some(" yolo "), ModeSetting::Unrecognised("yolo".into())),
+        (Some("legacy"), ModeSetting::Unrecognised("legacy".into())),
+    ] {
+        assert_eq!(ModeSetting::from_name(name), want, "{name:?}");
     }
 }

@@ -324,6 +324,46 @@ fn mode_precedence_flag_then_env_then_config() {
     );
 }
 
+/// A mode name that is none of the modes, from `TOOLGATE_MODE` or the
+/// config file's `mode`, still makes the hook strict (it never widens), and
+/// the answer's reason names it, as a bad `--mode` does (r19).
+#[test]
+fn a_bad_mode_from_the_environment_or_the_config_file_is_strict_and_named() {
+    let dir = std::env::temp_dir().join(format!("toolgate-hook-badmode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let cfg = dir.join("config.toml");
+    std::fs::write(&cfg, "mode = \"yolo\"\n").unwrap_or_else(|e| panic!("{e}"));
+    let cfg_s = cfg.to_string_lossy().into_owned();
+    let from_file = claude_decision(&hook(
+        &["--config", &cfg_s],
+        &claude_payload("git status"),
+        &[],
+    ));
+    let from_env = claude_decision(&hook(
+        &[],
+        &claude_payload("git status"),
+        &[("TOOLGATE_MODE", "balancd")],
+    ));
+    // The environment comes before the file: its bad name is the one named.
+    let env_over_file = claude_decision(&hook(
+        &["--config", &cfg_s],
+        &claude_payload("git status"),
+        &[("TOOLGATE_MODE", "balancd")],
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    for ((decision, reason), name) in [
+        (from_file, "yolo"),
+        (from_env, "balancd"),
+        (env_over_file, "balancd"),
+    ] {
+        assert_eq!(decision, "ask", "{name}: {reason}");
+        assert!(
+            reason.ends_with(&format!("(unrecognised mode `{name}`: using strict)")),
+            "{name}: {reason}"
+        );
+    }
+}
+
 #[test]
 fn malformed_input_fails_closed_in_every_protocol() {
     let big = {

@@ -2,7 +2,7 @@
 //! → threshold map, and decisions for every built-in profile.
 
 use serde_json::json;
-use toolgate::gate::{Decision, Gate, GateConfig};
+use toolgate::gate::{Decision, Gate, GateConfig, Mode};
 use toolgate::profile::{
     automation_profile, builtin_automation, parse_automation, threshold_map, Thresholds,
 };
@@ -177,7 +177,7 @@ fn the_gate_uses_a_profile_instead_of_the_mode() {
         Gate::new(
             c,
             GateConfig {
-                mode: Some("autonomous".into()),
+                mode: Mode::Autonomous.into(),
                 profile: Some(profile.into()),
                 ..GateConfig::default()
             },

@@ -3,7 +3,7 @@
 //! say; file edits elsewhere get no opinion from the hook.
 
 use serde_json::{json, Value};
-use toolgate::gate::{Decision, Gate, GateConfig, Rules};
+use toolgate::gate::{Decision, Gate, GateConfig, Mode, Rules};
 use toolgate::guard_paths::{GuardPaths, GUARD_TAMPER};
 use toolgate::{Class, Classifier};
 
@@ -56,7 +56,11 @@ fn gate(mode: &str, allow: &[&str]) -> Gate<'static> {
     Gate::new(
         classifier,
         GateConfig {
-            mode: Some(mode.into()),
+            // A library user's way: a name is parsed, a typo is an error.
+            mode: mode
+                .parse::<Mode>()
+                .unwrap_or_else(|e| panic!("{e}"))
+                .into(),
             rules,
             ..GateConfig::default()
         },

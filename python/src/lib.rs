@@ -318,7 +318,7 @@ impl Gate {
             .map_err(|e| PyValueError::new_err(e.to_string()))?
             .unwrap_or_default();
         let config = GateConfig {
-            mode: mode.map(|m| m.as_str().to_string()),
+            mode: mode.map(Mode::into).unwrap_or_default(),
             profile,
             compound,
             ..GateConfig::default()

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
 use clap::Args as ClapArgs;
-use toolgate::gate::{Gate, GateConfig};
+use toolgate::gate::{Gate, GateConfig, ModeSetting};
 use toolgate::install::{
     self, doctor, Applied, Change, Client, Env, HookSpec, InstallError, Scope,
 };
@@ -123,7 +123,7 @@ pub fn run_install(
     let probe = Gate::new(
         classifier,
         GateConfig {
-            mode: args.mode.clone(),
+            mode: ModeSetting::from_name(args.mode.as_deref()),
             profile: args.profile.clone(),
             ..GateConfig::default()
         },

@@ -11,6 +11,6 @@ mod rules;
 mod verdict;
 
 pub use compound::{CompoundPolicy, UnknownCompoundPolicy};
-pub use mode::{Decision, Mode, ModeChoice, UnknownMode};
+pub use mode::{Decision, Mode, ModeChoice, ModeSetting, UnknownMode};
 pub use rules::{glob_match, Rule, RuleError, Rules};
 pub use verdict::{Gate, GateConfig, Verdict};

@@ -89,12 +89,7 @@ impl Mode {
             "balanced" | "safer" | "safe-auto" | "safe_auto" => Mode::Balanced,
             "restricted" => Mode::Restricted,
             "autonomous" | "unsafe" => Mode::Autonomous,
-            _ => {
-                return ModeChoice {
-                    mode: Mode::Strict,
-                    unrecognised: Some(format!("mode `{raw}`")),
-                }
-            }
+            _ => return ModeSetting::Unrecognised(raw.to_string()).choice(),
         };
         ModeChoice {
             mode,
@@ -144,6 +139,87 @@ impl Mode {
             (Mode::Autonomous, _) => Allow,
             (Mode::Legacy, Class::Safe) if label.origin == Origin::Annotation => Allow,
             (Mode::Legacy, _) => Ask,
+        }
+    }
+}
+
+/// The mode a [`GateConfig`](super::GateConfig) asks for: a mode, or a
+/// name that was given for one but is none of them.
+///
+/// A library user names a [`Mode`] (`Mode::Balanced.into()`), so a typo
+/// does not compile; a name typed by someone is parsed with
+/// [`Mode`]'s `FromStr`, which turns a typo into an [`UnknownMode`] error.
+/// `Unrecognised` is for names that arrive as text where nobody can be
+/// told of a mistake in time (the hook's `--mode`, `TOOLGATE_MODE`, a
+/// configuration file's `mode`): the gate is then strict, so bad input
+/// never widens approval, and every verdict's reason names the bad name,
+/// so it still shows. [`ModeSetting::from_name`] is that reading.
+///
+/// ```
+/// use toolgate::gate::{Mode, ModeSetting};
+/// assert_eq!(ModeSetting::default(), ModeSetting::Known(Mode::Legacy));
+/// assert_eq!(ModeSetting::from(Mode::Balanced).mode(), Mode::Balanced);
+/// let typo = ModeSetting::from_name(Some("balancd"));
+/// assert_eq!(typo, ModeSetting::Unrecognised("balancd".into()));
+/// assert_eq!(typo.mode(), Mode::Strict);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ModeSetting {
+    /// This mode.
+    Known(Mode),
+    /// A name (trimmed) that is none of the modes or their aliases: the
+    /// gate is strict and says so. The gate does not read the name again:
+    /// whatever it holds, this is strict.
+    Unrecognised(String),
+}
+
+impl Default for ModeSetting {
+    /// No mode chosen: the legacy default.
+    fn default() -> ModeSetting {
+        ModeSetting::Known(Mode::Legacy)
+    }
+}
+
+impl From<Mode> for ModeSetting {
+    fn from(mode: Mode) -> ModeSetting {
+        ModeSetting::Known(mode)
+    }
+}
+
+impl ModeSetting {
+    /// The fail-closed reading of a mode name as the hook gets it, the one
+    /// [`Mode::parse`] does: `None` or a blank name is the legacy default,
+    /// the aliases are accepted, and anything else is
+    /// [`ModeSetting::Unrecognised`].
+    pub fn from_name(name: Option<&str>) -> ModeSetting {
+        match Mode::parse(name) {
+            ModeChoice {
+                mode,
+                unrecognised: None,
+            } => ModeSetting::Known(mode),
+            ModeChoice { .. } => {
+                ModeSetting::Unrecognised(name.map(str::trim).unwrap_or_default().to_string())
+            }
+        }
+    }
+
+    /// The mode in force: strict for an unrecognised name.
+    pub fn mode(&self) -> Mode {
+        match self {
+            ModeSetting::Known(mode) => *mode,
+            ModeSetting::Unrecognised(_) => Mode::Strict,
+        }
+    }
+
+    /// The mode with the note a verdict's reason carries (`mode NAME`,
+    /// quoted) when the name was not recognised.
+    pub(crate) fn choice(&self) -> ModeChoice {
+        ModeChoice {
+            mode: self.mode(),
+            unrecognised: match self {
+                ModeSetting::Known(_) => None,
+                ModeSetting::Unrecognised(raw) => Some(format!("mode `{raw}`")),
+            },
         }
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::compound::CompoundPolicy;
-use super::mode::{Decision, Mode, ModeChoice};
+use super::mode::{Decision, Mode, ModeChoice, ModeSetting};
 use super::rules::Rules;
 use crate::classify::{Classifier, Context};
 use crate::guard_paths::{tampered_path, GuardPaths, GUARD_TAMPER};
@@ -41,10 +41,21 @@ pub struct Verdict {
 }
 
 /// How a gate is set up.
+///
+/// ```
+/// use toolgate::gate::{GateConfig, Mode, ModeSetting};
+/// // A library names the mode: a typo does not compile.
+/// let config = GateConfig { mode: Mode::Balanced.into(), ..GateConfig::default() };
+/// // Text from outside, read fail-closed as the hook reads it.
+/// assert_eq!(ModeSetting::from_name(Some("yolo")).mode(), Mode::Strict);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct GateConfig {
-    /// The mode name as given (`None`: the legacy default).
-    pub mode: Option<String>,
+    /// The safety mode (default: the legacy one). A name that arrives as
+    /// text is read by [`ModeSetting::from_name`] (fail-closed: strict,
+    /// and the verdicts say which name) or by [`Mode`]'s `FromStr` (an
+    /// error).
+    pub mode: ModeSetting,
     /// Permission rules.
     pub rules: Rules,
     /// Tool names treated as the shell tool (default: [`DEFAULT_SHELL_TOOLS`]).
@@ -87,9 +98,9 @@ impl<'c> Gate<'c> {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolgate::gate::{Decision, Gate, GateConfig};
+    /// use toolgate::gate::{Decision, Gate, GateConfig, Mode};
     /// let classifier = toolgate::Classifier::embedded()?;
-    /// let gate = Gate::new(classifier, GateConfig { mode: Some("balanced".into()), ..GateConfig::default() });
+    /// let gate = Gate::new(classifier, GateConfig { mode: Mode::Balanced.into(), ..GateConfig::default() });
     /// let v = gate.decide("shell", &json!({"cmd": "git status"}), None);
     /// assert_eq!((v.decision, v.source.as_str()), (Decision::Allow, "mode_balanced"));
     /// let v = gate.decide("shell", &json!({"cmd": "rm -rf ~"}), None);
@@ -126,7 +137,7 @@ impl<'c> Gate<'c> {
                 mode: Mode::Strict,
                 unrecognised: Some(format!("profile {bad}")),
             },
-            _ => Mode::parse(config.mode.as_deref()),
+            _ => config.mode.choice(),
         };
         Gate {
             labeler: ToolLabeler::new(classifier).shell_tools(shell_tools),
@@ -172,10 +183,10 @@ impl<'c> Gate<'c> {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolgate::gate::{Decision, Gate, GateConfig};
+    /// use toolgate::gate::{Decision, Gate, GateConfig, Mode};
     /// use toolgate::Context;
     /// let classifier = toolgate::Classifier::embedded()?;
-    /// let gate = Gate::new(classifier, GateConfig { mode: Some("balanced".into()), ..GateConfig::default() });
+    /// let gate = Gate::new(classifier, GateConfig { mode: Mode::Balanced.into(), ..GateConfig::default() });
     /// let call = json!({"command": "cat /app/src/main.rs"});
     /// let here = Context { cwd: Some("/app") };
     /// assert_eq!(gate.decide_in("Bash", &call, None, &here).decision, Decision::Allow);

@@ -26,14 +26,16 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::gate::{CompoundPolicy, GateConfig, RuleError, Rules};
+use crate::gate::{CompoundPolicy, GateConfig, ModeSetting, RuleError, Rules};
 use crate::tools::Hints;
 
 /// The file as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HookConfig {
-    /// The safety mode.
+    /// The safety mode, as written: a name that is none of the modes makes
+    /// the gate strict rather than the file an error (see
+    /// [`HookConfig::gate_config`]).
     pub mode: Option<String>,
     /// An automation profile (decides instead of the mode).
     pub profile: Option<String>,
@@ -131,6 +133,28 @@ impl HookConfig {
     /// The gate configuration this file describes. `mode`, `profile` and
     /// `compound` override the file's (the flag and environment come
     /// first).
+    ///
+    /// Mode and profile names are read fail-closed, here where they come in
+    /// as text: an unrecognised mode becomes [`ModeSetting::Unrecognised`]
+    /// and an unknown profile stays a name, so the gate is strict and its
+    /// verdicts name the bad name. The hook must answer every call, and a
+    /// typo must never widen approval; `scan --decide` and `install`, which
+    /// can report an error, refuse such a gate
+    /// ([`Gate::unrecognised`](crate::gate::Gate::unrecognised)).
+    ///
+    /// ```
+    /// use toolgate::gate::{Gate, Mode, ModeSetting};
+    /// use toolgate::hook::HookConfig;
+    /// let file = HookConfig::parse("config.toml", "mode = \"balanced\"\n")?;
+    /// let config = file.gate_config("config.toml", None, None, None)?;
+    /// assert_eq!(config.mode, ModeSetting::Known(Mode::Balanced));
+    /// // `TOOLGATE_MODE=balancd`: strict, and the verdicts say why.
+    /// let config = file.gate_config("config.toml", Some("balancd".into()), None, None)?;
+    /// assert_eq!(config.mode, ModeSetting::Unrecognised("balancd".into()));
+    /// let gate = Gate::new(toolgate::Classifier::embedded()?, config);
+    /// assert_eq!((gate.mode(), gate.unrecognised()), (Mode::Strict, Some("mode `balancd`")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn gate_config(
         &self,
         file: &str,
@@ -158,12 +182,41 @@ impl HookConfig {
             })
             .collect();
         Ok(GateConfig {
-            mode: mode.or_else(|| self.mode.clone()),
+            mode: ModeSetting::from_name(mode.as_deref().or(self.mode.as_deref())),
             profile: profile.or_else(|| self.profile.clone()),
             rules,
             shell_tools: self.shell_tools.clone(),
             hints,
             compound: compound.or(self.compound).unwrap_or_default(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::Mode;
+
+    #[test]
+    fn mode_names_are_read_fail_closed_flag_first() {
+        let file = |text: &str| HookConfig::parse("c.toml", text).unwrap_or_else(|e| panic!("{e}"));
+        let mode = |config: &HookConfig, flag: Option<&str>| {
+            config
+                .gate_config("c.toml", flag.map(String::from), None, None)
+                .map(|g| g.mode)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let bad = file("mode = \" Yolo \"\n");
+        assert_eq!(mode(&bad, None), ModeSetting::Unrecognised("Yolo".into()));
+        assert_eq!(mode(&bad, Some("balanced")), Mode::Balanced.into());
+        assert_eq!(
+            mode(&file("mode = \"restricted\"\n"), Some("nope")),
+            ModeSetting::Unrecognised("nope".into())
+        );
+        assert_eq!(
+            mode(&file("mode = \"safer\"\n"), None),
+            Mode::Balanced.into()
+        );
+        assert_eq!(mode(&HookConfig::default(), None), ModeSetting::default());
     }
 }

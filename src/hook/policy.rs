@@ -40,7 +40,7 @@ use serde_json::Value;
 
 use super::config::HookConfig;
 use crate::classify::{Classifier, Context};
-use crate::gate::{CompoundPolicy, Gate, GateConfig, Mode, Rules, Verdict};
+use crate::gate::{CompoundPolicy, Gate, GateConfig, Mode, ModeSetting, Rules, Verdict};
 use crate::tools::{Hints, DEFAULT_SHELL_TOOLS};
 
 /// The project file's name.
@@ -199,12 +199,13 @@ impl ProjectPolicy {
         // No mode (or only a widening one): the project has no opinion on
         // labels, which `autonomous` (allow) expresses, since allow never
         // wins the max.
+        // A name that is no mode is strict here too, and says so.
         let mode = match c.mode.as_deref() {
-            Some(m) if !is_widest_mode(m) => m.to_string(),
-            _ => Mode::Autonomous.as_str().to_string(),
+            Some(m) if !is_widest_mode(m) => ModeSetting::from_name(Some(m)),
+            _ => Mode::Autonomous.into(),
         };
         let config = GateConfig {
-            mode: Some(mode),
+            mode,
             rules: self.rules.clone(),
             shell_tools: Some(shell_tools),
             hints,
