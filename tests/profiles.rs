@@ -440,3 +440,30 @@ mod safety {
         assert_eq!(again.provenance, Provenance::Action);
     }
 }
+
+/// `with_profile` is the checked way to name a profile: a typo is an error
+/// that says what names there are, where the plain field gives a strict
+/// gate; a name it takes decides as the profile.
+#[test]
+fn with_profile_refuses_an_unknown_name_and_takes_a_known_one() {
+    let err = GateConfig::default()
+        .with_profile("cautous")
+        .map(|c| c.profile)
+        .err();
+    let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+    assert!(
+        text.starts_with("unknown profile `cautous`: use a safety mode")
+            && text.contains("cautious"),
+        "{text}"
+    );
+    assert_eq!(err.as_ref().map(|e| e.name()), Some("cautous"));
+    let c = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
+    let config = GateConfig::default()
+        .with_profile("cautious")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let v = Gate::new(c, config).decide("shell", &json!({"cmd": "rm -rf build"}), None);
+    assert_eq!(
+        (v.decision, v.source.as_str()),
+        (Decision::Ask, "profile_cautious")
+    );
+}

@@ -116,16 +116,6 @@ impl Label {
     }
 }
 
-/// Whether a profile name means something to the gate (it treats an unknown
-/// one as strict; here that is an error instead).
-fn known_profile(name: &str) -> bool {
-    let name = name.trim();
-    name.parse::<Mode>().is_ok()
-        || toolgate::profile::automation_profile(name).is_some()
-        || toolgate::profile::action_profile(name).is_some()
-        || toolgate::profile::custom_profile(name).is_some()
-}
-
 /// A Python literal for an optional string.
 fn py_repr(s: Option<&str>) -> String {
     s.map_or_else(|| "None".to_string(), |s| format!("{s:?}"))
@@ -303,14 +293,6 @@ impl Gate {
             .map(str::parse::<Mode>)
             .transpose()
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        if let Some(p) = profile.as_deref() {
-            if !known_profile(p) {
-                return Err(PyValueError::new_err(format!(
-                    "unknown profile `{p}`: use a safety mode, an automation or action-class \
-                     profile name, or a custom namespace/name profile"
-                )));
-            }
-        }
         let compound = compound
             .as_deref()
             .map(str::parse::<CompoundPolicy>)
@@ -319,9 +301,16 @@ impl Gate {
             .unwrap_or_default();
         let config = GateConfig {
             mode: mode.map(Mode::into).unwrap_or_default(),
-            profile,
             compound,
             ..GateConfig::default()
+        };
+        // The library's checked way: an unknown name is an error that says
+        // what names there are, not the strict gate the hook gives.
+        let config = match profile.as_deref() {
+            Some(p) => config
+                .with_profile(p)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            None => config,
         };
         Ok(Gate {
             inner: RustGate::new(c, config),

@@ -13,4 +13,4 @@ mod verdict;
 pub use compound::{CompoundPolicy, UnknownCompoundPolicy};
 pub use mode::{Decision, Mode, ModeChoice, ModeSetting, UnknownMode};
 pub use rules::{glob_match, Rule, RuleError, Rules};
-pub use verdict::{Gate, GateConfig, Verdict};
+pub use verdict::{Gate, GateConfig, UnknownProfile, Verdict};

@@ -17,8 +17,8 @@ use crate::label::{BlastRadius, Class, Label, Origin};
 const COMPOUND_REASON: &str = "compound shell whose every part is safe on its own, let through \
      as safe by the operator's choice (compound = every-part-safe)";
 use crate::profile::{
-    action_class_map, action_profile, automation_profile, custom_profile, threshold_map,
-    ActionCall, ActionProfile, AnyProfile, AutomationProfile,
+    action_class_map, action_profile, automation_profile, builtin_action, builtin_automation,
+    custom_profile, threshold_map, ActionCall, ActionProfile, AnyProfile, AutomationProfile, Store,
 };
 use crate::tools::{shell_command_arg, Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
 
@@ -46,8 +46,14 @@ pub struct Verdict {
 /// use toolgate::gate::{GateConfig, Mode, ModeSetting};
 /// // A library names the mode: a typo does not compile.
 /// let config = GateConfig { mode: Mode::Balanced.into(), ..GateConfig::default() };
+/// // A profile name is checked when it is set (built-in profiles are
+/// // data, custom ones files, so it stays a name).
+/// let config = config.with_profile("cautious")?;
+/// assert_eq!(config.profile.as_deref(), Some("cautious"));
+/// assert!(GateConfig::default().with_profile("cautios").is_err());
 /// // Text from outside, read fail-closed as the hook reads it.
 /// assert_eq!(ModeSetting::from_name(Some("yolo")).mode(), Mode::Strict);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct GateConfig {
@@ -66,7 +72,11 @@ pub struct GateConfig {
     /// profile (`cautious`, `full_auto`, …) or an action-class profile
     /// (`safe-default`, `coding-agent`, …), or a custom `namespace/name`
     /// profile from the profile store. When set, it decides instead of
-    /// the mode. An unknown name is strict.
+    /// the mode. An unknown name is strict, with a reason that names it,
+    /// the fail-closed reading the hook needs for a name it was handed;
+    /// [`GateConfig::with_profile`] checks a name instead and says what is
+    /// wrong with it. (A name rather than a type: custom profiles are
+    /// files, found when the gate is built.)
     pub profile: Option<String>,
     /// What to do with compound shell whose every part is safe (default:
     /// refuse, which decides it by its unknown label). A custom profile
@@ -74,11 +84,107 @@ pub struct GateConfig {
     pub compound: CompoundPolicy,
 }
 
+impl GateConfig {
+    /// Sets [`GateConfig::profile`] to `name` if the gate would find it (a
+    /// safety mode, a built-in profile, or a custom `namespace/name`
+    /// profile in the default store), and otherwise says why not, instead
+    /// of the strict gate an unknown name gives.
+    ///
+    /// ```
+    /// use toolgate::gate::GateConfig;
+    /// let config = GateConfig::default().with_profile("coding-agent")?;
+    /// assert_eq!(config.profile.as_deref(), Some("coding-agent"));
+    /// let err = GateConfig::default().with_profile("codng-agent").unwrap_err();
+    /// assert_eq!(err.name(), "codng-agent");
+    /// assert!(err.to_string().starts_with("unknown profile `codng-agent`: use a safety mode"));
+    /// // A custom profile is looked up in the store (`toolgate profile list`).
+    /// assert!(GateConfig::default().with_profile("acme/nowhere").is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_profile(mut self, name: &str) -> Result<GateConfig, UnknownProfile> {
+        let name = name.trim();
+        let is_mode = !name.is_empty() && Mode::parse(Some(name)).unrecognised.is_none();
+        if !is_mode && lookup_profile(name).is_none() {
+            return Err(UnknownProfile::new(name));
+        }
+        self.profile = Some(name.to_string());
+        Ok(self)
+    }
+}
+
+/// A profile name the gate would not find: [`GateConfig::with_profile`]'s
+/// error. The message says what the name may be, or, for a custom
+/// `namespace/name` profile, why the store did not give it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown profile `{name}`: {hint}")]
+pub struct UnknownProfile {
+    name: String,
+    hint: String,
+}
+
+impl UnknownProfile {
+    fn new(name: &str) -> UnknownProfile {
+        UnknownProfile {
+            name: name.to_string(),
+            hint: UnknownProfile::hint(name, Store::default_location()),
+        }
+    }
+
+    /// What to say of `name`, custom profiles looked up in `store`.
+    fn hint(name: &str, store: Option<Store>) -> String {
+        if name.contains('/') {
+            // The store's own error (a missing file, a bad name, a file
+            // that does not parse) is the most useful thing to say.
+            match store.map(|s| s.load(name)) {
+                Some(Err(e)) => e.to_string(),
+                None => "no profile store: set TOOLGATE_PROFILE_DIR, XDG_CONFIG_HOME or HOME"
+                    .to_string(),
+                // `custom_profile` remembers a miss for the life of the
+                // process (as it does a hit), so a gate built now would
+                // not find it either.
+                Some(Ok(_)) => "it was added to the store after this process first looked \
+                                for it; a new process will find it"
+                    .to_string(),
+            }
+        } else {
+            let builtins: Vec<&str> = builtin_automation()
+                .iter()
+                .map(|p| p.name.as_str())
+                .chain(builtin_action().iter().map(|p| p.name.as_str()))
+                .collect();
+            format!(
+                "use a safety mode (strict, balanced, restricted or autonomous), a built-in \
+                 profile ({}) or a custom `namespace/name` one (`toolgate profile list` shows \
+                 them all)",
+                builtins.join(", ")
+            )
+        }
+    }
+
+    /// The name, trimmed, as it was given.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// The profile that decides in place of the mode.
 #[derive(Clone, Copy, Debug)]
 enum GateProfile {
     Automation(&'static AutomationProfile),
     Action(&'static ActionProfile),
+}
+
+/// The profile a name stands for, the way [`Gate::new`] looks it up (a
+/// safety mode's name is not one: the gate takes it as the mode).
+fn lookup_profile(name: &str) -> Option<GateProfile> {
+    automation_profile(name)
+        .map(GateProfile::Automation)
+        .or_else(|| action_profile(name).map(GateProfile::Action))
+        .or_else(|| match custom_profile(name)? {
+            AnyProfile::Automation(a) => Some(GateProfile::Automation(a)),
+            AnyProfile::Action(a) => Some(GateProfile::Action(a)),
+            AnyProfile::Mode { .. } => None,
+        })
 }
 
 /// Turns tool calls into verdicts.
@@ -119,16 +225,7 @@ impl<'c> Gate<'c> {
         let as_mode = requested
             .map(|p| Mode::parse(Some(p)))
             .filter(|m| m.unrecognised.is_none());
-        let profile = requested.and_then(|p| {
-            automation_profile(p)
-                .map(GateProfile::Automation)
-                .or_else(|| action_profile(p).map(GateProfile::Action))
-                .or_else(|| match custom_profile(p)? {
-                    AnyProfile::Automation(a) => Some(GateProfile::Automation(a)),
-                    AnyProfile::Action(a) => Some(GateProfile::Action(a)),
-                    AnyProfile::Mode { .. } => None,
-                })
-        });
+        let profile = requested.and_then(lookup_profile);
         let mode = match (requested, profile, as_mode) {
             // A safety mode named as a profile is that mode.
             (_, _, Some(m)) => m,
@@ -384,6 +481,79 @@ impl<'c> Gate<'c> {
             reason,
             label,
             source: mode.source().into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn with_profile_takes_what_the_gate_finds_and_names_what_it_does_not() {
+        for known in [
+            "cautious",
+            "full_auto",
+            " Coding-Agent ",
+            "balanced",
+            "safe-auto",
+        ] {
+            let config = GateConfig::default().with_profile(known);
+            assert_eq!(
+                config.map(|c| c.profile),
+                Ok(Some(known.trim().to_string())),
+                "{known:?}"
+            );
+        }
+        for unknown in ["cautios", "", "  ", "legacy", "yolo"] {
+            let err = GateConfig::default()
+                .with_profile(unknown)
+                .map(|c| c.profile)
+                .err();
+            let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
+            assert!(
+                text.starts_with(&format!(
+                    "unknown profile `{}`: use a safety mode",
+                    unknown.trim()
+                )) && text.contains("cautious, trusted")
+                    && text.contains("`toolgate profile list`"),
+                "{unknown:?}: {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unknown_custom_profile_says_what_the_store_said() {
+        let dir =
+            std::env::temp_dir().join(format!("toolgate-unknown-profile-{}", std::process::id()));
+        let store = || Some(Store::new(&dir));
+        assert_eq!(
+            UnknownProfile::hint("acme/nowhere", store()),
+            "no custom profile `acme/nowhere` (see `toolgate profile list`)"
+        );
+        assert!(UnknownProfile::hint("acme/", store()).contains("acme/"));
+        assert!(UnknownProfile::hint("acme/x", None).starts_with("no profile store"));
+    }
+
+    #[test]
+    fn the_gate_is_strict_for_a_name_with_profile_refuses() {
+        // What `with_profile` refuses is what the gate would not find.
+        let Ok(classifier) = Classifier::embedded() else {
+            panic!("the embedded taxonomy");
+        };
+        for name in ["cautios", "acme/nowhere"] {
+            assert!(GateConfig::default().with_profile(name).is_err());
+            let gate = Gate::new(
+                classifier,
+                GateConfig {
+                    profile: Some(name.into()),
+                    ..GateConfig::default()
+                },
+            );
+            assert_eq!(
+                (gate.mode(), gate.unrecognised()),
+                (Mode::Strict, Some(format!("profile {name}").as_str()))
+            );
         }
     }
 }
