@@ -242,14 +242,11 @@ impl Classifier {
             .is_some_and(|&b| b.is_ascii_graphic());
         if !starts_printable && command.trim().is_empty() {
             return Analysis {
-                label: Label {
-                    blast_radius: None,
-                    ..Label::unknown(if detail == Detail::Terse {
-                        ""
-                    } else {
-                        "empty command"
-                    })
-                },
+                label: Label::unknown(if detail == Detail::Terse {
+                    ""
+                } else {
+                    "empty command"
+                }),
                 commands: Vec::new(),
                 findings: Vec::new(),
                 not_safe: vec!["empty command".into()],
@@ -1020,14 +1017,14 @@ impl<'c, 's> Walk<'c, 's> {
                 Some(e) => Label {
                     class: Class::Destructive,
                     origin: Origin::Classifier,
-                    blast_radius: Some(radius),
+                    blast_radius: radius,
                     category: e.category,
                     reason: e.reason,
                 },
                 None => Label {
                     class: Class::Destructive,
                     origin: Origin::Classifier,
-                    blast_radius: Some(radius),
+                    blast_radius: radius,
                     category: "".into(),
                     reason: UNREADABLE_ENTRY.into(),
                 },
@@ -1041,7 +1038,7 @@ impl<'c, 's> Walk<'c, 's> {
             Label {
                 class: Class::Safe,
                 origin: Origin::Classifier,
-                blast_radius: Some(BlastRadius::Safe),
+                blast_radius: BlastRadius::Safe,
                 category,
                 reason,
             }
@@ -1222,7 +1219,7 @@ mod tests {
             let label = c.classify(blank);
             assert_eq!(
                 (label.class, label.blast_radius, label.reason.as_ref()),
-                (Class::Unknown, None, "empty command"),
+                (Class::Unknown, BlastRadius::Unknown, "empty command"),
                 "{blank:?}"
             );
         }

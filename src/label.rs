@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// The metadata key carrying the class (`safe`, `destructive`, `unknown`).
 pub const KEY_SAFETY_LABEL: &str = "safety_label";
@@ -76,8 +76,11 @@ impl Origin {
 /// How much a call can break, ordered so that the worst can be taken with `max`.
 ///
 /// `Unknown` sorts above `High` on purpose: a radius nobody could judge must
-/// never be treated as smaller than one somebody did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// never be treated as smaller than one somebody did. It is also the
+/// default, for the same reason: a radius nobody set is one nobody judged.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum BlastRadius {
     /// Nothing is changed.
@@ -88,7 +91,9 @@ pub enum BlastRadius {
     Medium,
     /// Irreversible loss, or loss across a whole system.
     High,
-    /// The classifier could not tell.
+    /// Not known: the classifier could not tell, or there was nothing to
+    /// judge (an empty command, a shell call without one).
+    #[default]
     Unknown,
 }
 
@@ -132,8 +137,16 @@ pub struct Label {
     pub class: Class,
     /// Classifier or annotation.
     pub origin: Origin,
-    /// Empty (`None`) when nothing was said, e.g. for an empty command.
-    pub blast_radius: Option<BlastRadius>,
+    /// How much the call can break; [`BlastRadius::Unknown`] when that is
+    /// not known, a call with nothing to judge (an empty command, a shell
+    /// call without one) included. One spelling for "not known": this was
+    /// an `Option` whose `None` every decision already read as `Unknown`
+    /// (automation confidence, action classes), so two values meant one
+    /// thing. The metadata and the JSON therefore always carry it (an
+    /// empty command's now says `unknown` where it said nothing); JSON
+    /// written before, with `null` or no key, still reads, as `Unknown`.
+    #[serde(default, deserialize_with = "radius_or_unknown")]
+    pub blast_radius: BlastRadius,
     /// Taxonomy category such as `fs-delete`; empty when none applies.
     /// (Borrowed from the embedded taxonomy when it comes from there: a
     /// label costs no allocation.)
@@ -142,13 +155,20 @@ pub struct Label {
     pub reason: Cow<'static, str>,
 }
 
+/// A label's `blast_radius` as JSON has it: `null` (what an empty command's
+/// label was written as before the field had one meaning) is `Unknown`, as a
+/// missing key is (`#[serde(default)]`).
+fn radius_or_unknown<'de, D: Deserializer<'de>>(d: D) -> Result<BlastRadius, D::Error> {
+    Option::<BlastRadius>::deserialize(d).map(Option::unwrap_or_default)
+}
+
 impl Label {
     /// An unknown label from the classifier with the given reason.
     pub fn unknown(reason: impl Into<Cow<'static, str>>) -> Label {
         Label {
             class: Class::Unknown,
             origin: Origin::Classifier,
-            blast_radius: Some(BlastRadius::Unknown),
+            blast_radius: BlastRadius::Unknown,
             category: Cow::Borrowed(""),
             reason: reason.into(),
         }
@@ -157,8 +177,11 @@ impl Label {
     /// Renders the label as the metadata map hook authors match on.
     ///
     /// Exactly the keys `safety_label`, `blast_radius`, `category` and `reason`:
-    /// empty fields are omitted, and `reason` appears only when the class is
-    /// safe or destructive (an unknown label has no positive reason to give).
+    /// `safety_label` and `blast_radius` always (every label has a radius,
+    /// `unknown` when it is not known, an empty command's included), an
+    /// empty category is omitted, and `reason` appears only when the class
+    /// is safe or destructive (an unknown label has no positive reason to
+    /// give).
     ///
     /// ```
     /// let label = toolgate::classify("rm -rf /tmp/build");
@@ -167,13 +190,16 @@ impl Label {
     /// assert_eq!(md["blast_radius"], "low"); // below the temporary directory
     /// assert_eq!(md["category"], "fs-delete");
     /// assert!(md.contains_key("reason"));
+    ///
+    /// // Nothing to judge is not known either.
+    /// let md = toolgate::classify("").metadata();
+    /// assert_eq!(md.len(), 2);
+    /// assert_eq!((md["safety_label"].as_str(), md["blast_radius"].as_str()), ("unknown", "unknown"));
     /// ```
     pub fn metadata(&self) -> BTreeMap<&'static str, String> {
         let mut md = BTreeMap::new();
         md.insert(KEY_SAFETY_LABEL, self.class.as_str().to_string());
-        if let Some(radius) = self.blast_radius {
-            md.insert(KEY_BLAST_RADIUS, radius.as_str().to_string());
-        }
+        md.insert(KEY_BLAST_RADIUS, self.blast_radius.as_str().to_string());
         if !self.category.is_empty() {
             md.insert(KEY_CATEGORY, self.category.to_string());
         }
@@ -218,16 +244,21 @@ mod tests {
         assert_eq!(md["safety_label"], "unknown");
         assert_eq!(md["blast_radius"], "unknown");
 
-        let empty = Label {
-            blast_radius: None,
-            ..Label::unknown("")
-        };
-        assert_eq!(empty.metadata().len(), 1);
+        // No reason and no category still leaves the two keys every
+        // label has.
+        let bare = Label::unknown("").metadata();
+        assert_eq!(
+            bare.into_iter().collect::<Vec<_>>(),
+            [
+                ("blast_radius", "unknown".to_string()),
+                ("safety_label", "unknown".to_string())
+            ]
+        );
 
         let safe = Label {
             class: Class::Safe,
             origin: Origin::Annotation,
-            blast_radius: Some(BlastRadius::Safe),
+            blast_radius: BlastRadius::Safe,
             category: "".into(),
             reason: "read-only tool".into(),
         };
@@ -243,7 +274,7 @@ mod tests {
         let label = Label {
             class: Class::Destructive,
             origin: Origin::Classifier,
-            blast_radius: Some(BlastRadius::High),
+            blast_radius: BlastRadius::High,
             category: "fs-delete".into(),
             reason: "r".into(),
         };
@@ -252,5 +283,27 @@ mod tests {
             json,
             r#"{"class":"destructive","origin":"classifier","blast_radius":"high","category":"fs-delete","reason":"r"}"#
         );
+    }
+
+    #[test]
+    fn json_without_a_radius_reads_as_unknown() {
+        // What older toolgate wrote for an empty command, and JSON that
+        // leaves the key out.
+        for json in [
+            r#"{"class":"unknown","origin":"classifier","blast_radius":null,"category":"","reason":"empty command"}"#,
+            r#"{"class":"unknown","origin":"classifier","category":"","reason":"empty command"}"#,
+        ] {
+            let label: Option<Label> = serde_json::from_str(json).ok();
+            assert_eq!(label, Some(Label::unknown("empty command")), "{json}");
+        }
+        let high: Option<Label> = serde_json::from_str(
+            r#"{"class":"destructive","origin":"classifier","blast_radius":"high","category":"fs-delete","reason":"r"}"#,
+        )
+        .ok();
+        assert_eq!(high.map(|l| l.blast_radius), Some(BlastRadius::High));
+        let bad: Result<Label, _> = serde_json::from_str(
+            r#"{"class":"unknown","origin":"classifier","blast_radius":"huge","category":"","reason":""}"#,
+        );
+        assert!(bad.is_err());
     }
 }

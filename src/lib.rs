@@ -63,8 +63,8 @@
 //! let label = classify("sudo env FOO=1 rm -fr ~/project");
 //! assert_eq!(label.class, Class::Destructive);
 //! // In the user's files, not the system's: medium.
-//! assert_eq!(label.blast_radius, Some(BlastRadius::Medium));
-//! assert_eq!(classify("rm -rf ~").blast_radius, Some(BlastRadius::High));
+//! assert_eq!(label.blast_radius, BlastRadius::Medium);
+//! assert_eq!(classify("rm -rf ~").blast_radius, BlastRadius::High);
 //! assert_eq!(label.category, "fs-delete");
 //!
 //! assert_eq!(classify("git log --oneline -5").class, Class::Safe);

@@ -104,7 +104,8 @@ pub fn push_record_with(
             l.class,
         )
     });
-    match md.and_then(|m| m.0) {
+    // Every label has a radius; a line without a label has none.
+    match md.map(|m| m.0) {
         Some(radius) => out.extend_from_slice(radius_opening(radius)),
         None => out.push(b'{'),
     }

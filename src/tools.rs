@@ -46,7 +46,7 @@ pub fn label_for_hints(read_only: bool, destructive: bool) -> Label {
         Label {
             class: Class::Destructive,
             origin: Origin::Annotation,
-            blast_radius: Some(BlastRadius::Unknown),
+            blast_radius: BlastRadius::Unknown,
             category: "annotation".into(),
             reason: "the tool declares destructiveHint".into(),
         }
@@ -54,7 +54,7 @@ pub fn label_for_hints(read_only: bool, destructive: bool) -> Label {
         Label {
             class: Class::Safe,
             origin: Origin::Annotation,
-            blast_radius: Some(BlastRadius::Safe),
+            blast_radius: BlastRadius::Safe,
             category: "annotation".into(),
             reason: "the tool declares readOnlyHint".into(),
         }
@@ -121,10 +121,7 @@ impl<'c> ToolLabeler<'c> {
         } else if let Some(cmd) = shell_command_arg(args) {
             return self.classifier.assess_in(cmd, ctx);
         } else {
-            Label {
-                blast_radius: None,
-                ..Label::unknown("the shell call has no command")
-            }
+            Label::unknown("the shell call has no command")
         };
         Assessment {
             label,

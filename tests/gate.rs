@@ -8,7 +8,7 @@ fn label(class: Class, origin: Origin) -> Label {
     Label {
         class,
         origin,
-        blast_radius: Some(BlastRadius::Unknown),
+        blast_radius: BlastRadius::Unknown,
         category: "".into(),
         reason: "".into(),
     }

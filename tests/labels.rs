@@ -6,16 +6,16 @@ use toolgate::{classify, label_for_hints, label_tool_call, BlastRadius, Class, H
 
 /// `(command, class, blast radius, category)`; an empty category is not
 /// checked for unknown labels.
-type Case = (&'static str, Class, Option<BlastRadius>, &'static str);
+type Case = (&'static str, Class, BlastRadius, &'static str);
 
 const D: Class = Class::Destructive;
 const S: Class = Class::Safe;
 const U: Class = Class::Unknown;
-const HIGH: Option<BlastRadius> = Some(BlastRadius::High);
-const MED: Option<BlastRadius> = Some(BlastRadius::Medium);
-const LOW: Option<BlastRadius> = Some(BlastRadius::Low);
-const SAFE: Option<BlastRadius> = Some(BlastRadius::Safe);
-const UNK: Option<BlastRadius> = Some(BlastRadius::Unknown);
+const HIGH: BlastRadius = BlastRadius::High;
+const MED: BlastRadius = BlastRadius::Medium;
+const LOW: BlastRadius = BlastRadius::Low;
+const SAFE: BlastRadius = BlastRadius::Safe;
+const UNK: BlastRadius = BlastRadius::Unknown;
 
 fn run(cases: &[Case]) {
     let mut failures = Vec::new();
@@ -367,9 +367,21 @@ fn metadata_keys() {
     assert_eq!(md["safety_label"], "unknown");
     assert_eq!(md["blast_radius"], "unknown");
 
-    let md = classify("").metadata();
-    assert_eq!(md.len(), 1, "{md:?}");
-    assert_eq!(md["safety_label"], "unknown");
+    // Nothing to judge: the radius is not known, spelt as every other
+    // radius that is not known (it used to be left out).
+    for md in [
+        classify("").metadata(),
+        classify(" \t\n").metadata(),
+        label_tool_call("shell", &json!({}), Hints::default()).metadata(),
+    ] {
+        assert_eq!(
+            md.into_iter().collect::<Vec<_>>(),
+            [
+                ("blast_radius", "unknown".to_string()),
+                ("safety_label", "unknown".to_string())
+            ]
+        );
+    }
 }
 
 #[test]

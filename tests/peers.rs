@@ -196,7 +196,7 @@ fn peers_agree_or_disagree_on_purpose() {
                 let class_ok = v["class"].as_str() == Some(got.class.as_str());
                 let radius_ok = v["blast_radius"]
                     .as_str()
-                    .is_none_or(|b| got.blast_radius.map(|r| r.as_str()) == Some(b));
+                    .is_none_or(|b| got.blast_radius.as_str() == b);
                 let cat_ok = v["category"].as_str().is_none_or(|c| c == got.category);
                 class_ok && radius_ok && cat_ok
             }

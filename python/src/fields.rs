@@ -6,10 +6,10 @@ use toolgate::{Class, Label};
 pub const NAMES: [&str; 4] = ["safety_label", "blast_radius", "category", "reason"];
 
 /// What `Label::metadata()` shows, without building a map: `None` where
-/// metadata leaves the key out.
+/// metadata leaves the key out (the label and the radius it always has).
 pub struct Shown<'a> {
     pub safety_label: &'static str,
-    pub blast_radius: Option<&'static str>,
+    pub blast_radius: &'static str,
     pub category: Option<&'a str>,
     pub reason: Option<&'a str>,
 }
@@ -18,7 +18,7 @@ impl<'a> Shown<'a> {
     pub fn of(label: &'a Label) -> Shown<'a> {
         Shown {
             safety_label: label.class.as_str(),
-            blast_radius: label.blast_radius.map(|r| r.as_str()),
+            blast_radius: label.blast_radius.as_str(),
             category: Some(label.category.as_ref()).filter(|c| !c.is_empty()),
             reason: Some(label.reason.as_ref()).filter(|r| {
                 !r.is_empty() && matches!(label.class, Class::Safe | Class::Destructive)

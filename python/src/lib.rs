@@ -59,10 +59,10 @@ impl Label {
         self.inner.class.as_str()
     }
 
-    /// `"safe"`, `"low"`, `"medium"`, `"high"` or `"unknown"`; `None` when
-    /// nothing was said (an empty command).
+    /// `"safe"`, `"low"`, `"medium"`, `"high"` or `"unknown"` (also for an
+    /// empty command: nothing to judge is not known).
     #[getter]
-    fn blast_radius(&self) -> Option<&'static str> {
+    fn blast_radius(&self) -> &'static str {
         Shown::of(&self.inner).blast_radius
     }
 
@@ -98,9 +98,9 @@ impl Label {
     fn __repr__(&self) -> String {
         let s = Shown::of(&self.inner);
         format!(
-            "Label(safety_label={:?}, blast_radius={}, category={}, reason={})",
+            "Label(safety_label={:?}, blast_radius={:?}, category={}, reason={})",
             s.safety_label,
-            py_repr(s.blast_radius),
+            s.blast_radius,
             py_repr(s.category),
             py_repr(s.reason),
         )
@@ -457,7 +457,12 @@ fn to_struct(labels: &[RustLabel], commands: &[Option<&str>]) -> StructArray {
     for (label, command) in labels.iter().zip(commands) {
         let s = Shown::of(label);
         let values = match command {
-            Some(_) => [Some(s.safety_label), s.blast_radius, s.category, s.reason],
+            Some(_) => [
+                Some(s.safety_label),
+                Some(s.blast_radius),
+                s.category,
+                s.reason,
+            ],
             None => [None; 4],
         };
         for (b, v) in builders.iter_mut().zip(values) {

@@ -34,6 +34,10 @@ def test_metadata_is_the_dict_hook_authors_match_on():
         "safety_label": "unknown",
         "blast_radius": "unknown",
     }
+    # Nor has an empty command, whose radius is not known either.
+    empty = toolgate.classify("  ")
+    assert empty.blast_radius == "unknown"
+    assert empty.metadata() == {"safety_label": "unknown", "blast_radius": "unknown"}
 
 
 def test_compound_shell_is_never_labelled_safe():

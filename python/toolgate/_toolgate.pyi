@@ -11,7 +11,7 @@ class Label:
     def safety_label(self) -> str:
         """``"safe"``, ``"destructive"`` or ``"unknown"``."""
     @property
-    def blast_radius(self) -> Optional[str]:
+    def blast_radius(self) -> str:
         """``"safe"``, ``"low"``, ``"medium"``, ``"high"`` or ``"unknown"``."""
     @property
     def category(self) -> Optional[str]:

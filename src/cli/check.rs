@@ -87,7 +87,7 @@ pub fn run(
             let radius_ok = e
                 .blast_radius
                 .as_deref()
-                .is_none_or(|r| got.blast_radius.map(|g| g.as_str()) == Some(r));
+                .is_none_or(|r| got.blast_radius.as_str() == r);
             let category_ok = e.category.as_deref().is_none_or(|c| c == got.category);
             if class_ok && radius_ok && category_ok {
                 passed += 1;

@@ -38,9 +38,7 @@ pub fn label_json(label: &Label) -> Value {
 /// The one-line rendering for people.
 pub fn label_text(label: &Label) -> String {
     let mut s = label.class.as_str().to_string();
-    if let Some(r) = label.blast_radius {
-        s.push_str(&format!(" ({r})"));
-    }
+    s.push_str(&format!(" ({})", label.blast_radius));
     if !label.category.is_empty() {
         s.push_str(&format!(" {}", label.category));
     }

@@ -75,7 +75,7 @@ pub fn run(
     if let Some(worst) = a
         .findings
         .iter()
-        .find(|f| f.category == a.label.category && Some(f.blast_radius) == a.label.blast_radius)
+        .find(|f| f.category == a.label.category && f.blast_radius == a.label.blast_radius)
     {
         writeln!(
             out,

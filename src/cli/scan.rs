@@ -148,10 +148,7 @@ impl Summary {
         if let Some(i) = CLASSES.iter().position(|c| *c == label.class) {
             self.by_class[i] += 1;
         }
-        if let Some(i) = label
-            .blast_radius
-            .and_then(|r| RADII.iter().position(|x| *x == r))
-        {
+        if let Some(i) = RADII.iter().position(|x| *x == label.blast_radius) {
             self.by_radius[i] += 1;
         }
         let Some(unknown_word) = details else {

@@ -330,7 +330,7 @@ impl<'c> Gate<'c> {
                 assessment.label = Label {
                     class: Class::Destructive,
                     origin: Origin::Classifier,
-                    blast_radius: Some(BlastRadius::High),
+                    blast_radius: BlastRadius::High,
                     category: GUARD_TAMPER.into(),
                     reason: format!(
                         "writes `{path}`, {what}: it would disable or weaken the guard"
@@ -397,7 +397,7 @@ impl<'c> Gate<'c> {
         let as_safe = parts_safe.then(|| Label {
             class: Class::Safe,
             origin: label.origin,
-            blast_radius: Some(BlastRadius::Safe),
+            blast_radius: BlastRadius::Safe,
             category: label.category.clone(),
             reason: COMPOUND_REASON.into(),
         });
@@ -461,7 +461,7 @@ impl<'c> Gate<'c> {
         let mut reason = format!(
             "{} ({}{}) in {} mode",
             label.class,
-            label.blast_radius.map_or("", |r| r.as_str()),
+            label.blast_radius,
             if label.category.is_empty() {
                 String::new()
             } else {

@@ -119,7 +119,7 @@ impl ClassMap {
                 .map_or(&self.unmatched, |r| &r.classes),
         };
         let mut classes: BTreeSet<ActionClass> = list.iter().copied().collect();
-        if label.class == Class::Destructive && label.blast_radius == Some(BlastRadius::High) {
+        if label.class == Class::Destructive && label.blast_radius == BlastRadius::High {
             classes.extend(self.high_radius.iter().copied());
         }
         classes

@@ -166,9 +166,9 @@ impl ThresholdMap {
         let c = &self.label_confidence;
         match (label.class, label.blast_radius) {
             (Class::Safe, _) => c.safe,
-            (Class::Destructive, Some(BlastRadius::Low)) => c.low,
-            (Class::Destructive, Some(BlastRadius::Medium)) => c.medium,
-            (Class::Destructive, Some(BlastRadius::High)) => c.high,
+            (Class::Destructive, BlastRadius::Low) => c.low,
+            (Class::Destructive, BlastRadius::Medium) => c.medium,
+            (Class::Destructive, BlastRadius::High) => c.high,
             _ => c.unknown,
         }
     }
