@@ -200,13 +200,26 @@ impl Label {
         let mut md = BTreeMap::new();
         md.insert(KEY_SAFETY_LABEL, self.class.as_str().to_string());
         md.insert(KEY_BLAST_RADIUS, self.blast_radius.as_str().to_string());
-        if !self.category.is_empty() {
-            md.insert(KEY_CATEGORY, self.category.to_string());
+        if let Some(category) = self.shown_category() {
+            md.insert(KEY_CATEGORY, category.to_string());
         }
-        if matches!(self.class, Class::Safe | Class::Destructive) && !self.reason.is_empty() {
-            md.insert(KEY_REASON, self.reason.to_string());
+        if let Some(reason) = self.shown_reason() {
+            md.insert(KEY_REASON, reason.to_string());
         }
         md
+    }
+
+    /// The `category` metadata shows: `None` where it leaves the key out.
+    /// For bulk output (Arrow columns) that borrows instead of building a map.
+    pub fn shown_category(&self) -> Option<&str> {
+        Some(self.category.as_ref()).filter(|c| !c.is_empty())
+    }
+
+    /// The `reason` metadata shows: only a safe or destructive label's, and
+    /// `None` where it leaves the key out.
+    pub fn shown_reason(&self) -> Option<&str> {
+        Some(self.reason.as_ref())
+            .filter(|r| !r.is_empty() && matches!(self.class, Class::Safe | Class::Destructive))
     }
 }
 

@@ -1,6 +1,6 @@
 //! A label's four metadata fields, borrowed.
 
-use toolgate::{Class, Label};
+use toolgate::Label;
 
 /// The names of the label fields, in the order the Arrow output has them.
 pub const NAMES: [&str; 4] = ["safety_label", "blast_radius", "category", "reason"];
@@ -19,10 +19,8 @@ impl<'a> Shown<'a> {
         Shown {
             safety_label: label.class.as_str(),
             blast_radius: label.blast_radius.as_str(),
-            category: Some(label.category.as_ref()).filter(|c| !c.is_empty()),
-            reason: Some(label.reason.as_ref()).filter(|r| {
-                !r.is_empty() && matches!(label.class, Class::Safe | Class::Destructive)
-            }),
+            category: label.shown_category(),
+            reason: label.shown_reason(),
         }
     }
 }
