@@ -437,14 +437,13 @@ fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>
     dfa.ok()
 }
 
-/// Compiles `taxonomy/specs/*.toml` into `specs.postcard`: a sorted name
-/// index and each spec encoded on its own. A file or spec that does not
+/// Compiles `taxonomy/specs/*.toml` into `specs.postcard`: a name index
+/// read in place and each spec encoded on its own (`spec_format::SpecIndex`). A file or spec that does not
 /// compile is left out; the loader's tests then name it with its line.
 fn write_specs(root: &Path) {
     let files = files::toml_files(root).unwrap_or_default();
     let mut specs: Vec<Vec<u8>> = Vec::new();
     let mut names: Vec<(String, u32)> = Vec::new();
-    let mut count = 0;
     for (rel, path) in &files {
         if !rel.starts_with("specs/") {
             continue;
@@ -453,7 +452,6 @@ fn write_specs(root: &Path) {
         let Ok(file) = toml::from_str::<spec_format::SpecFile>(&text) else {
             continue;
         };
-        count += 1;
         let lines = spec_format::table_lines(&text);
         for (k, raw) in file.command.iter().enumerate() {
             let line = lines.get(k).copied().unwrap_or(0);
@@ -469,12 +467,7 @@ fn write_specs(root: &Path) {
     }
     names.sort();
     names.dedup_by(|a, b| a.0 == b.0);
-    let packed = spec_format::PackedSpecs {
-        names: names.iter().map(|(n, i)| (n.as_bytes(), *i)).collect(),
-        specs: specs.iter().map(Vec::as_slice).collect(),
-        files: count,
-    };
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
-    let bytes = postcard::to_allocvec(&packed).unwrap_or_default();
+    let bytes = spec_format::pack_spec_index(&names, &specs);
     let _ = std::fs::write(out.join("specs.postcard"), bytes);
 }

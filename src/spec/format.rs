@@ -689,18 +689,170 @@ pub fn table_lines(text: &str) -> Vec<u32> {
         .collect()
 }
 
-/// The embedded specs as `build.rs` stores them: every name (sorted) with
-/// the index of its spec, and each spec encoded on its own, so that a
-/// process decodes only the specs it uses.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct PackedSpecs<'a> {
-    /// `(name, spec index)`, sorted by name. Bytes, not text: a process
-    /// reads every name of the index, and they were checked when built.
-    #[serde(borrow)]
-    pub names: Vec<(&'a [u8], u32)>,
-    /// Each spec in postcard form.
-    #[serde(borrow)]
-    pub specs: Vec<&'a [u8]>,
-    /// How many spec files were compiled.
-    pub files: u32,
+/// The embedded specs as `build.rs` lays them out, read in place: a
+/// process looks a command word up with one hash and a probe or two, and
+/// decodes (postcard) only the specs it uses. Decoding a sorted index of
+/// every name instead cost each process about 100 k instructions, a tenth
+/// of a `toolgate classify` run.
+///
+/// The layout, every number a little-endian `u32`:
+///
+/// ```text
+/// header   names, specs, slots (a power of two)
+/// slots    `slots` entries: 0 for none, else 1 + the index of a name
+/// names    `names` records of (offset, length, spec), sorted by name
+/// specs    `specs + 1` offsets: spec `i` is the bytes between `i` and `i + 1`
+/// bytes    the names' text, then each spec in postcard form
+/// ```
+///
+/// A name hashes with [`name_hash`] to its first slot; collisions take the
+/// next slot (wrapping). Offsets count from the start of `bytes`. Any
+/// number that points outside the form reads as "no such spec", so a
+/// damaged form makes nothing safe.
+#[derive(Clone, Copy, Debug)]
+pub struct SpecIndex<'a> {
+    names: usize,
+    specs: usize,
+    slots: usize,
+    /// Where the name records start.
+    records: usize,
+    /// Where the spec offsets start.
+    offsets: usize,
+    /// The text and specs, which offsets count from.
+    bytes: &'a [u8],
+    /// The whole form.
+    all: &'a [u8],
+}
+
+/// The words of a [`SpecIndex`] header.
+const HEADER_WORDS: usize = 3;
+
+/// The hash of a command name or subcommand path that picks its first slot
+/// in a [`SpecIndex`] (FNV-1a: a few instructions a byte, and the names are
+/// short).
+pub fn name_hash(name: &[u8]) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in name {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
+    let mut le = [0u8; 4];
+    le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
+    Some(u32::from_le_bytes(le))
+}
+
+/// Lays out a [`SpecIndex`]: `names` are `(name, spec index)` pairs, unique,
+/// in any order; `specs` each spec in postcard form.
+pub fn pack_spec_index(names: &[(String, u32)], specs: &[Vec<u8>]) -> Vec<u8> {
+    let mut names: Vec<&(String, u32)> = names.iter().collect();
+    names.sort();
+    // At most half full, so that a probe meets an empty slot soon.
+    let slots = (names.len() * 2).max(1).next_power_of_two();
+    let mut table = vec![0u32; slots];
+    let mut text: Vec<u8> = Vec::new();
+    let mut records: Vec<u32> = Vec::new();
+    let word = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    for (i, (name, spec)) in names.iter().enumerate() {
+        let mut slot = name_hash(name.as_bytes()) as usize & (slots - 1);
+        while table[slot] != 0 {
+            slot = (slot + 1) & (slots - 1);
+        }
+        table[slot] = word(i + 1);
+        records.extend([word(text.len()), word(name.len()), *spec]);
+        text.extend_from_slice(name.as_bytes());
+    }
+    let mut offsets = Vec::with_capacity(specs.len() + 1);
+    for spec in specs {
+        offsets.push(word(text.len()));
+        text.extend_from_slice(spec);
+    }
+    offsets.push(word(text.len()));
+    let mut out = Vec::new();
+    for w in [word(names.len()), word(specs.len()), word(slots)]
+        .into_iter()
+        .chain(table)
+        .chain(records)
+        .chain(offsets)
+    {
+        out.extend_from_slice(&w.to_le_bytes());
+    }
+    out.extend_from_slice(&text);
+    out
+}
+
+impl<'a> SpecIndex<'a> {
+    /// Reads the header of a form [`pack_spec_index`] wrote; `None` if the
+    /// tables it describes do not fit in `all`.
+    pub fn new(all: &'a [u8]) -> Option<SpecIndex<'a>> {
+        let names = le_u32(all, 0)? as usize;
+        let specs = le_u32(all, 4)? as usize;
+        let slots = le_u32(all, 8)? as usize;
+        if !slots.is_power_of_two() || names >= slots {
+            return None;
+        }
+        let records = (HEADER_WORDS + slots).checked_mul(4)?;
+        let offsets = records.checked_add(names.checked_mul(12)?)?;
+        let start = offsets.checked_add(specs.checked_add(1)?.checked_mul(4)?)?;
+        Some(SpecIndex {
+            names,
+            specs,
+            slots,
+            records,
+            offsets,
+            bytes: all.get(start..)?,
+            all,
+        })
+    }
+
+    /// How many names it holds.
+    pub fn name_count(&self) -> usize {
+        self.names
+    }
+
+    /// How many specs it holds.
+    pub fn spec_count(&self) -> usize {
+        self.specs
+    }
+
+    /// Name record `i`: its text and its spec's index.
+    pub fn name(&self, i: usize) -> Option<(&'a [u8], usize)> {
+        if i >= self.names {
+            return None;
+        }
+        let at = self.records + i * 12;
+        let from = le_u32(self.all, at)? as usize;
+        let len = le_u32(self.all, at + 4)? as usize;
+        let spec = le_u32(self.all, at + 8)? as usize;
+        Some((self.bytes.get(from..from.checked_add(len)?)?, spec))
+    }
+
+    /// The index of the spec of `name`.
+    pub fn find(&self, name: &[u8]) -> Option<usize> {
+        let mask = self.slots - 1;
+        let mut slot = name_hash(name) as usize & mask;
+        // Every slot at most once: a form with no empty slot still ends.
+        for _ in 0..self.slots {
+            let entry = le_u32(self.all, (HEADER_WORDS + slot) * 4)? as usize;
+            let i = entry.checked_sub(1)?;
+            let (text, spec) = self.name(i)?;
+            if text == name {
+                return Some(spec);
+            }
+            slot = (slot + 1) & mask;
+        }
+        None
+    }
+
+    /// Spec `i` in postcard form.
+    pub fn spec(&self, i: usize) -> Option<&'a [u8]> {
+        if i >= self.specs {
+            return None;
+        }
+        let from = le_u32(self.all, self.offsets + i * 4)? as usize;
+        let to = le_u32(self.all, self.offsets + (i + 1) * 4)? as usize;
+        self.bytes.get(from..to)
+    }
 }

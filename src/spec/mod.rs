@@ -29,7 +29,7 @@ pub use format::{Arity, Effect, Opt, Role, Spec, Syntax};
 pub use paths::Context;
 
 use crate::error::TaxonomyError;
-use format::PackedSpecs;
+use format::SpecIndex;
 
 /// Whether a word could be a help or version form of some spec (`--help`,
 /// `-h`, `-V`, `version`, …): only then is a help request looked for.
@@ -55,13 +55,12 @@ enum Store {
     /// No specs: nothing is safe.
     #[default]
     Empty,
-    /// Compiled by `build.rs`: decoded one spec at a time.
+    /// Compiled by `build.rs`: the index read in place, each spec decoded
+    /// when first asked for (boxed, so that the slots of the specs a
+    /// process never uses cost it a few bytes each).
     Packed {
-        packed: PackedSpecs<'static>,
-        decoded: Vec<OnceLock<Option<Spec<'static>>>>,
-        /// Where the names starting with each byte begin in the sorted
-        /// index (entry 256 is its end): a lookup searches only those.
-        starts: Box<[u32; 257]>,
+        index: SpecIndex<'static>,
+        decoded: Box<[OnceLock<Option<Box<Spec<'static>>>>]>,
     },
     /// Loaded from files.
     Owned {
@@ -71,31 +70,16 @@ enum Store {
 }
 
 impl Specs {
-    /// Decodes the specs `build.rs` compiled (only their name index: each
-    /// spec is decoded when first asked for).
+    /// Reads the specs `build.rs` compiled in place (each spec is decoded
+    /// when first asked for).
     pub fn from_packed(bytes: &'static [u8]) -> Result<Specs, TaxonomyError> {
-        let packed: PackedSpecs<'static> =
-            postcard::from_bytes(bytes).map_err(|e| TaxonomyError::Build {
-                what: "the embedded command specs".into(),
-                message: format!("they do not decode: {e}"),
-            })?;
-        let decoded = (0..packed.specs.len()).map(|_| OnceLock::new()).collect();
-        let mut starts = Box::new([0u32; 257]);
-        let mut at = 0usize;
-        for byte in 0..=256usize {
-            while at < packed.names.len()
-                && usize::from(packed.names[at].0.first().copied().unwrap_or(0)) < byte
-            {
-                at += 1;
-            }
-            starts[byte] = u32::try_from(at).unwrap_or(u32::MAX);
-        }
+        let index = SpecIndex::new(bytes).ok_or_else(|| TaxonomyError::Build {
+            what: "the embedded command specs".into(),
+            message: "their index does not fit in them".into(),
+        })?;
+        let decoded = (0..index.spec_count()).map(|_| OnceLock::new()).collect();
         Ok(Specs {
-            store: Store::Packed {
-                packed,
-                decoded,
-                starts,
-            },
+            store: Store::Packed { index, decoded },
         })
     }
 
@@ -151,23 +135,17 @@ impl Specs {
         match &self.store {
             Store::Empty => None,
             Store::Owned { specs, names } => names.get(path).map(|&i| &specs[i]),
-            Store::Packed {
-                packed,
-                decoded,
-                starts,
-            } => {
-                let first = usize::from(*path.as_bytes().first()?);
-                let (from, to) = (starts[first] as usize, starts[first + 1] as usize);
-                let names = packed.names.get(from..to)?;
-                let at = names
-                    .binary_search_by(|(n, _)| (*n).cmp(path.as_bytes()))
-                    .ok()?;
-                let i = names[at].1 as usize;
-                let bytes = *packed.specs.get(i)?;
+            Store::Packed { index, decoded } => {
+                let i = index.find(path.as_bytes())?;
                 decoded
                     .get(i)?
-                    .get_or_init(|| postcard::from_bytes::<Spec<'static>>(bytes).ok())
-                    .as_ref()
+                    .get_or_init(|| {
+                        let bytes = index.spec(i)?;
+                        postcard::from_bytes::<Spec<'static>>(bytes)
+                            .ok()
+                            .map(Box::new)
+                    })
+                    .as_deref()
             }
         }
     }
@@ -183,9 +161,8 @@ impl Specs {
         let mut out: Vec<Cow<'static, str>> = match &self.store {
             Store::Empty => Vec::new(),
             Store::Owned { names, .. } => names.keys().map(|n| Cow::Owned(n.clone())).collect(),
-            Store::Packed { packed, .. } => packed
-                .names
-                .iter()
+            Store::Packed { index, .. } => (0..index.name_count())
+                .filter_map(|i| index.name(i))
                 .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(Cow::Borrowed))
                 .collect(),
         };
@@ -198,7 +175,7 @@ impl Specs {
         match &self.store {
             Store::Empty => 0,
             Store::Owned { specs, .. } => specs.len(),
-            Store::Packed { packed, .. } => packed.specs.len(),
+            Store::Packed { index, .. } => index.spec_count(),
         }
     }
 
