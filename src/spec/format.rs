@@ -287,7 +287,7 @@ pub struct Operand {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opt<'a> {
     /// `-o`, `--output`, or for single-dash syntax `-name`.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub names: Vec<Cow<'a, str>>,
     /// Whether it takes a value.
     pub arity: Arity,
@@ -311,7 +311,7 @@ pub struct Opt<'a> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Spec<'a> {
     /// The command or subcommand paths it describes.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub names: Vec<Cow<'a, str>>,
     /// The file it came from, relative to the taxonomy root.
     #[serde(borrow)]
@@ -327,21 +327,21 @@ pub struct Spec<'a> {
     /// Option conventions.
     pub syntax: Syntax,
     /// Help and version forms.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub help: Vec<Cow<'a, str>>,
     /// Only the help forms are safe.
     pub help_only: bool,
     /// Subcommands whose help forms are honoured without a spec.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub help_subcommands: Vec<Cow<'a, str>>,
     /// The help forms those subcommands honour.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub subcommand_help: Vec<Cow<'a, str>>,
     /// Expression operators.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub operators: Vec<Cow<'a, str>>,
     /// Documentation forms that run another program.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub docs: Vec<Cow<'a, str>>,
     /// The options.
     #[serde(borrow)]
@@ -355,7 +355,7 @@ pub struct Spec<'a> {
     /// A subcommand must be named.
     pub requires_subcommand: bool,
     /// One of these options must be given.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub requires: Vec<Cow<'a, str>>,
     /// `-5` is a count.
     pub numeric_option: bool,
@@ -366,16 +366,38 @@ pub struct Spec<'a> {
     /// Reads directory trees by default.
     pub recursive: bool,
     /// The service it reads through, if any.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "optional_word")]
     pub service: Option<Cow<'a, str>>,
     /// Unlisted `--long` options are API parameters with one value.
     pub parameters: bool,
     /// Operand words that name secret objects.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub secret_operands: Vec<Cow<'a, str>>,
     /// Programs it runs as part of itself.
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "words")]
     pub helpers: Vec<Cow<'a, str>>,
+}
+
+/// A word of a spec as decoded: borrowed from the bytes that hold it when
+/// they hold it as written. serde borrows a `Cow<str>` field, but builds
+/// the `Cow`s inside a `Vec` or an `Option` as owned `String`s: one
+/// allocation and copy per option name of every spec a process reads.
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct Word<'a>(#[serde(borrow)] Cow<'a, str>);
+
+/// A list of [`Word`]s.
+fn words<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>, D::Error> {
+    let words: Vec<Word<'a>> = Deserialize::deserialize(d)?;
+    Ok(words.into_iter().map(|w| w.0).collect())
+}
+
+/// An optional [`Word`].
+fn optional_word<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Cow<'a, str>>, D::Error> {
+    let word: Option<Word<'a>> = Deserialize::deserialize(d)?;
+    Ok(word.map(|w| w.0))
 }
 
 /// Why a spec could not be compiled: the field and what to fix.
