@@ -184,3 +184,75 @@ impl Specs {
         self.len() == 0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The embedded specs, read in place, are the specs the loader builds
+    /// from the TOML files: every name finds the same spec, and words that
+    /// are not names (prefixes, longer words, near spellings) find none in
+    /// either.
+    #[test]
+    fn the_packed_index_finds_what_the_loaded_specs_do() {
+        let sources = crate::taxonomy::embedded_sources();
+        let loaded = match Specs::load(&sources) {
+            Ok(s) => s,
+            Err(e) => panic!("the embedded specs load: {e}"),
+        };
+        let packed = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax.specs.clone(),
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let names = loaded.names();
+        assert!(names.len() > 700, "{}", names.len());
+        assert_eq!(packed.names(), names);
+        assert_eq!(packed.len(), loaded.len());
+        for name in &names {
+            assert_eq!(packed.get(name), loaded.get(name), "{name}");
+            let mut longer = name.to_string();
+            longer.push('x');
+            let shorter = name.get(..name.len() - 1).unwrap_or("");
+            let upper = name.to_ascii_uppercase();
+            for other in [longer.as_str(), shorter, upper.as_str(), "", " "] {
+                assert_eq!(
+                    packed.get(other).is_some(),
+                    loaded.get(other).is_some(),
+                    "{other:?}"
+                );
+            }
+        }
+    }
+
+    /// A form cut short or pointing outside itself finds nothing, and
+    /// never panics.
+    #[test]
+    fn a_damaged_index_finds_nothing() {
+        let names = vec![("ls".to_string(), 0), ("git log".to_string(), 1)];
+        let specs = vec![b"ab".to_vec(), b"cde".to_vec()];
+        let bytes = format::pack_spec_index(&names, &specs);
+        let index = match SpecIndex::new(&bytes) {
+            Some(i) => i,
+            None => panic!("a whole form reads"),
+        };
+        assert_eq!(index.find(b"ls"), Some(0));
+        assert_eq!(index.find(b"git log"), Some(1));
+        assert_eq!(index.find(b"git"), None);
+        assert_eq!(index.spec(1), Some(&b"cde"[..]));
+        assert_eq!(index.spec(2), None);
+        for cut in 0..bytes.len() {
+            if let Some(index) = SpecIndex::new(&bytes[..cut]) {
+                let _ = (index.find(b"ls"), index.find(b"git log"), index.spec(1));
+                let _ = (0..3).map(|i| index.name(i)).count();
+            }
+        }
+        let mut wild = bytes.clone();
+        for b in wild.iter_mut().skip(12) {
+            *b = 0xff;
+        }
+        if let Some(index) = SpecIndex::new(&wild) {
+            assert_eq!(index.find(b"ls"), None);
+            assert_eq!(index.spec(0), None);
+        }
+    }
+}
