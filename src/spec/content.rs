@@ -61,7 +61,11 @@ const SECRET_KEYS: &[&str] = &[
 /// merely names a secret-sounding word (`password_hash`, `secrets`) is a
 /// plain search.
 pub fn hunts_credentials(pattern: &str) -> Option<String> {
-    if let Some(f) = CREDENTIAL_FORMATS.iter().find(|f| has(pattern, f)) {
+    let bytes = Bytes::of(pattern);
+    if let Some(f) = CREDENTIAL_FORMATS
+        .iter()
+        .find(|f| bytes.may_have(f) && has(pattern, f))
+    {
         return Some(format!("the pattern looks for credentials (`{f}`)"));
     }
     // The same in any letter case (`grep -i akia`) and with the regex
@@ -89,14 +93,19 @@ pub fn hunts_credentials(pattern: &str) -> Option<String> {
             .collect()
     });
     let folded = plain(pattern);
-    if let Some((f, _)) = formats.iter().find(|(_, p)| has(&folded, p)) {
+    let folded_bytes = Bytes::of(&folded);
+    if let Some((f, _)) = formats
+        .iter()
+        .find(|(_, p)| folded_bytes.may_have(p) && has(&folded, p))
+    {
         return Some(format!(
             "the pattern looks for credentials (`{f}`, in any spelling)"
         ));
     }
     let lower = pattern.to_ascii_lowercase();
+    let lower_bytes = Bytes::of(&lower);
     for key in SECRET_KEYS {
-        if !has(&lower, key) {
+        if !lower_bytes.may_have(key) || !has(&lower, key) {
             continue;
         }
         let mut from = 0;
@@ -118,6 +127,35 @@ pub fn hunts_credentials(pattern: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// The bytes a text holds, as a set: a needle whose first or last byte is
+/// not among them is not in the text, which settles most of the sixty-odd
+/// needles [`hunts_credentials`] tries on a pattern with two lookups
+/// instead of a pass over the pattern each (8.5 M instructions of a scan of
+/// the shared corpus).
+struct Bytes([u64; 4]);
+
+impl Bytes {
+    fn of(text: &str) -> Bytes {
+        let mut set = [0u64; 4];
+        for b in text.bytes() {
+            set[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        Bytes(set)
+    }
+
+    fn holds(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    /// False only if `needle` cannot be in the text.
+    fn may_have(&self, needle: &str) -> bool {
+        match (needle.as_bytes().first(), needle.as_bytes().last()) {
+            (Some(&first), Some(&last)) => self.holds(first) && self.holds(last),
+            _ => true,
+        }
+    }
 }
 
 /// `hay.contains(needle)` for the short words here: a plain scan, where
@@ -359,6 +397,36 @@ fn has_identifier(text: &str, word: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// The byte-set filter rules out only needles that `has` does not
+    /// find: over every word of the embedded spec examples and near misses
+    /// (and the needles themselves, folded and not), with every needle.
+    #[test]
+    fn the_byte_filter_never_hides_a_needle() {
+        let mut hays: Vec<String> = CREDENTIAL_FORMATS
+            .iter()
+            .chain(SECRET_KEYS)
+            .flat_map(|n| [n.to_string(), n.to_ascii_lowercase(), format!("x{n}=")])
+            .collect();
+        for (_, text) in crate::taxonomy::embedded_sources() {
+            hays.extend(
+                text.split(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+                    .map(String::from),
+            );
+        }
+        let mut found = 0;
+        for hay in &hays {
+            let set = Bytes::of(hay);
+            for needle in CREDENTIAL_FORMATS.iter().chain(SECRET_KEYS) {
+                if has(hay, needle) {
+                    found += 1;
+                    assert!(set.may_have(needle), "{needle:?} in {hay:?}");
+                }
+            }
+        }
+        assert!(found > 100, "{found}");
+    }
+
     use super::*;
 
     #[test]
