@@ -5,7 +5,6 @@
 //! classifies runs in Rust, with the GIL released, so a Python runtime's
 //! other threads go on while a batch is labelled.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
@@ -151,45 +150,37 @@ impl Verdict {
     }
 }
 
-/// A command as Python hands it over: text (borrowed where the stable ABI
-/// allows, copied before 3.10), or bytes that may not be UTF-8.
-enum Command<'a> {
-    Text(Cow<'a, str>),
-    Bytes(&'a [u8]),
-}
-
-impl<'a> Command<'a> {
-    fn extract(obj: &'a Bound<'_, PyAny>) -> PyResult<Command<'a>> {
-        if let Ok(bytes) = obj.cast::<PyBytes>() {
-            return Ok(Command::Bytes(bytes.as_bytes()));
-        }
-        match obj.cast::<PyString>() {
-            // A str with lone surrogates is not text: UnicodeEncodeError.
-            Ok(s) => Ok(Command::Text(s.to_cow()?)),
-            Err(_) => Err(PyTypeError::new_err(format!(
-                "a command is a str or bytes, not {}",
-                obj.get_type().name()?
-            ))),
-        }
-    }
-}
-
 /// Labels one shell command.
 ///
 /// `cmd` is a `str`, or `bytes` (a command that is not UTF-8 is unknown).
 /// `cwd`, when given, is the absolute directory the command runs in: an
-/// absolute path below it counts as inside the project.
+/// absolute path below it then counts as inside the project. A `str` that
+/// cannot be UTF-8 (lone surrogates) raises `UnicodeEncodeError`; anything
+/// else but `str` or `bytes` raises `TypeError`, a relative `cwd`
+/// `ValueError`.
 #[pyfunction]
 #[pyo3(signature = (cmd, cwd=None))]
 fn classify(py: Python<'_>, cmd: &Bound<'_, PyAny>, cwd: Option<String>) -> PyResult<Label> {
     let c = classifier()?;
     let ctx = context(cwd.as_deref())?;
-    let inner = match Command::extract(cmd)? {
-        Command::Text(s) => classify_releasing(py, c, &s, &ctx),
-        Command::Bytes(b) => match std::str::from_utf8(b) {
-            Ok(s) => classify_releasing(py, c, s, &ctx),
-            Err(_) => toolgate::classify_bytes(b),
-        },
+    // The stable ABI before 3.10 has no borrowed view of a str's UTF-8:
+    // encode it once into a bytes object and read that in place (pyo3's
+    // `to_cow` would copy it a second time).
+    let encoded;
+    let bytes = if let Ok(b) = cmd.cast::<PyBytes>() {
+        b.as_bytes()
+    } else if let Ok(s) = cmd.cast::<PyString>() {
+        encoded = s.encode_utf8()?;
+        encoded.as_bytes()
+    } else {
+        return Err(PyTypeError::new_err(format!(
+            "a command is a str or bytes, not {}",
+            cmd.get_type().name()?
+        )));
+    };
+    let inner = match std::str::from_utf8(bytes) {
+        Ok(text) => classify_releasing(py, c, text, &ctx),
+        Err(_) => toolgate::classify_bytes(bytes),
     };
     Ok(Label { inner })
 }

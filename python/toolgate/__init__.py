@@ -26,7 +26,9 @@ import json
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from toolgate import _toolgate
-from toolgate._toolgate import Label, Verdict
+# Called straight, with no Python frame between: a call from Python costs
+# within 2x of the classification itself (python/bench/bench_python.py).
+from toolgate._toolgate import Label, Verdict, classify
 
 __all__ = [
     "LABEL_FIELDS",
@@ -41,19 +43,6 @@ __all__ = [
 
 #: The label fields, in the order :func:`classify_batch` returns them.
 LABEL_FIELDS: tuple = tuple(_toolgate.LABEL_FIELDS)
-
-
-def classify(cmd: Union[str, bytes], cwd: Optional[str] = None) -> Label:
-    """Label one shell command.
-
-    ``cmd`` is a ``str``, or ``bytes`` (a command that is not UTF-8 is
-    unknown). ``cwd``, when given, is the absolute directory the command
-    runs in: an absolute path below it then counts as inside the project.
-    A ``str`` that cannot be UTF-8 (lone surrogates) raises
-    ``UnicodeEncodeError``; anything else but ``str`` or ``bytes`` raises
-    ``TypeError``.
-    """
-    return _toolgate.classify(cmd, cwd)
 
 
 def explain(cmd: str, cwd: Optional[str] = None) -> dict:
