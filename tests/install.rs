@@ -325,15 +325,51 @@ fn cline_and_opencode_files_are_toolgates_own() {
 #[test]
 fn unreadable_settings_are_left_alone() {
     let home = Home::new("bad");
-    let text = "{\n  // a comment\n  \"a\": 1\n}\n";
+    // JSONC that lacks its last `}`: the one there closes `hooks`, so the
+    // parser names the first line, where the unclosed `{` is.
+    let text = "{\n  // a comment\n  \"a\": 1,\n  \"hooks\": {\n    \"AfterTool\": [],\n}\n";
+    for (client, rel) in [
+        ("gemini", ".gemini/settings.json"),
+        ("copilot", ".copilot/hooks/toolgate.json"),
+    ] {
+        home.write(rel, text);
+        for args in [
+            &["install", client][..],
+            &["install", client, "--dry-run"],
+            &["uninstall", client],
+        ] {
+            let out = home.run(args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            let want = format!(
+                "{}: not valid JSON or JSONC (line 1, column 1: this `{{` is never closed): \
+                 toolgate did not touch it",
+                home.path(rel).display()
+            );
+            assert!(
+                err.contains(&want) && err.contains("add the hook by hand"),
+                "{args:?}: {err}"
+            );
+            assert_eq!(home.read(rel), text, "{args:?}");
+            assert!(!home.path(&format!("{rel}.toolgate-backup")).exists());
+        }
+    }
+    // doctor names the file and the line too, and goes on.
+    let out = home.run(&["doctor"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("line 1, column 1: this `{` is never closed"),
+        "{report}"
+    );
+    // Single quotes are JSON5, which no client reads: refused, with the
+    // line.
+    let text = "{\n  \"a\": 1,\n  'b': 2\n}\n";
     home.write(".gemini/settings.json", text);
     let out = home.run(&["install", "gemini"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("settings.json") && err.contains("add the hook by hand"),
-        "{err}"
-    );
+    assert!(err.contains("(line 3, column 3: "), "{err}");
     assert_eq!(home.read(".gemini/settings.json"), text);
     let out = home.run(&["install", "claude", "--mode", "balanced-ish"]);
     assert_eq!(out.status.code(), Some(2));
