@@ -325,15 +325,51 @@ fn cline_and_opencode_files_are_toolgates_own() {
 #[test]
 fn unreadable_settings_are_left_alone() {
     let home = Home::new("bad");
-    let text = "{\n  // a comment\n  \"a\": 1\n}\n";
+    // JSONC that lacks its last `}`: the one there closes `hooks`, so the
+    // parser names the first line, where the unclosed `{` is.
+    let text = "{\n  // a comment\n  \"a\": 1,\n  \"hooks\": {\n    \"AfterTool\": [],\n}\n";
+    for (client, rel) in [
+        ("gemini", ".gemini/settings.json"),
+        ("copilot", ".copilot/hooks/toolgate.json"),
+    ] {
+        home.write(rel, text);
+        for args in [
+            &["install", client][..],
+            &["install", client, "--dry-run"],
+            &["uninstall", client],
+        ] {
+            let out = home.run(args);
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            let want = format!(
+                "{}: not valid JSON or JSONC (line 1, column 1: this `{{` is never closed): \
+                 toolgate did not touch it",
+                home.path(rel).display()
+            );
+            assert!(
+                err.contains(&want) && err.contains("add the hook by hand"),
+                "{args:?}: {err}"
+            );
+            assert_eq!(home.read(rel), text, "{args:?}");
+            assert!(!home.path(&format!("{rel}.toolgate-backup")).exists());
+        }
+    }
+    // doctor names the file and the line too, and goes on.
+    let out = home.run(&["doctor"]);
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("line 1, column 1: this `{` is never closed"),
+        "{report}"
+    );
+    // Single quotes are JSON5, which no client reads: refused, with the
+    // line.
+    let text = "{\n  \"a\": 1,\n  'b': 2\n}\n";
     home.write(".gemini/settings.json", text);
     let out = home.run(&["install", "gemini"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("settings.json") && err.contains("add the hook by hand"),
-        "{err}"
-    );
+    assert!(err.contains("(line 3, column 3: "), "{err}");
     assert_eq!(home.read(".gemini/settings.json"), text);
     let out = home.run(&["install", "claude", "--mode", "balanced-ish"]);
     assert_eq!(out.status.code(), Some(2));
@@ -459,4 +495,322 @@ fn doctor_reports_a_project_policy_and_what_it_ignores() {
         text.contains("BROKEN") && text.contains(".toolgate.toml:1"),
         "{text}"
     );
+}
+
+/// Settings files as people keep them by hand (or as a JSONC editor writes
+/// them): line and block comments, trailing commas, blank lines, other
+/// hooks and keys. For each: (client, file, before, after install) where
+/// `"CMD"` stands for toolgate's command as a JSON string.
+const JSONC: &[(&str, &str, &str, &str)] = &[
+    (
+        "claude",
+        ".claude/settings.json",
+        r#"// Claude Code settings, kept by hand.
+{
+  "model": "opus", // the default
+  /* reviewed by hand */
+  "permissions": {
+    "allow": [
+      "Bash(npm test)",
+    ],
+  },
+
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          { "type": "command", "command": "prettier --check", "timeout": 5 },
+        ],
+      }, // formatting
+    ],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }],
+  },
+}
+"#,
+        r#"// Claude Code settings, kept by hand.
+{
+  "model": "opus", // the default
+  /* reviewed by hand */
+  "permissions": {
+    "allow": [
+      "Bash(npm test)",
+    ],
+  },
+
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Edit|Write",
+        "hooks": [
+          { "type": "command", "command": "prettier --check", "timeout": 5 },
+        ],
+      }, // formatting
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "CMD",
+            "timeout": 30
+          }
+        ]
+      },
+    ],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }],
+  },
+}
+"#,
+    ),
+    (
+        "gemini",
+        ".gemini/settings.json",
+        r#"{
+  /* Gemini CLI strips comments before it parses this file. */
+  "theme": "GitHub",
+  "hooks": {
+    // log every tool call
+    "AfterTool": [
+      {
+        "matcher": "*",
+        "hooks": [{"type": "command", "command": "logger -t gemini"}],
+      },
+    ],
+  },
+
+  "general": {"vimMode": true}, // a trailing comma
+}
+"#,
+        r#"{
+  /* Gemini CLI strips comments before it parses this file. */
+  "theme": "GitHub",
+  "hooks": {
+    // log every tool call
+    "AfterTool": [
+      {
+        "matcher": "*",
+        "hooks": [{"type": "command", "command": "logger -t gemini"}],
+      },
+    ],
+    "BeforeTool": [
+      {
+        "matcher": "run_shell_command",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "CMD",
+            "timeout": 30000
+          }
+        ]
+      }
+    ],
+  },
+
+  "general": {"vimMode": true}, // a trailing comma
+}
+"#,
+    ),
+    (
+        "qwen",
+        ".qwen/settings.json",
+        r#"{
+  // Qwen Code: comments are fine here.
+  "model": {"name": "qwen3-coder-plus"},
+  "tools": {
+    "sandbox": false,
+  },
+  "ui": {"theme": "Default"} /* last */
+}
+"#,
+        r#"{
+  // Qwen Code: comments are fine here.
+  "model": {"name": "qwen3-coder-plus"},
+  "tools": {
+    "sandbox": false,
+  },
+  "ui": {"theme": "Default"}, /* last */
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "run_shell_command",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "CMD",
+            "timeout": 30000
+          }
+        ]
+      }
+    ]
+  }
+}
+"#,
+    ),
+    (
+        "copilot",
+        ".copilot/hooks/toolgate.json",
+        r#"{
+  "version": 1,
+  /* audit every call */
+  "hooks": {
+    "preToolUse": [
+      {"type": "command", "bash": "./audit.sh", "timeoutSec": 5}, // the team's
+    ],
+    "postToolUse": [],
+  },
+}
+"#,
+        r#"{
+  "version": 1,
+  /* audit every call */
+  "hooks": {
+    "preToolUse": [
+      {"type": "command", "bash": "./audit.sh", "timeoutSec": 5}, // the team's
+      {
+        "type": "command",
+        "bash": "CMD",
+        "timeoutSec": 30
+      },
+    ],
+    "postToolUse": [],
+  },
+}
+"#,
+    ),
+    (
+        // `hooks` on one line: toolgate's list joins that line.
+        "cursor",
+        ".cursor/hooks.json",
+        r#"{
+  // Cursor hooks
+  "version": 1,
+  "hooks": {"afterFileEdit": [{"command": "fmt"}]},
+}
+"#,
+        r#"{
+  // Cursor hooks
+  "version": 1,
+  "hooks": {"afterFileEdit": [{"command": "fmt"}], "beforeShellExecution": [{"command": "CMD"}]},
+}
+"#,
+    ),
+    (
+        // CRLF line endings and four-space indentation, as on Windows.
+        "windsurf",
+        ".codeium/windsurf/hooks.json",
+        "{\r\n    \"hooks\": {\r\n        \"post_write_code\": [\r\n            { \"command\": \"git add -N .\" }\r\n        ]\r\n    },\r\n    // kept\r\n    \"other\": true\r\n}\r\n",
+        "{\r\n    \"hooks\": {\r\n        \"post_write_code\": [\r\n            { \"command\": \"git add -N .\" }\r\n        ],\r\n        \"pre_run_command\": [\r\n            {\r\n                \"command\": \"CMD\",\r\n                \"show_output\": true\r\n            }\r\n        ]\r\n    },\r\n    // kept\r\n    \"other\": true\r\n}\r\n",
+    ),
+];
+
+/// toolgate's command for `client` with `--mode balanced`, as the binary
+/// under test writes it, as a JSON string.
+fn command_json(client: &str) -> String {
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_toolgate"));
+    let spec = toolgate::install::HookSpec {
+        binary: exe.canonicalize().unwrap_or(exe),
+        mode: Some("balanced".into()),
+        profile: None,
+    };
+    let client = toolgate::install::Client::parse(client)
+        .unwrap_or_else(|| panic!("{client}: not a client"));
+    serde_json::Value::String(spec.command(client.protocol())).to_string()
+}
+
+/// What `--dry-run` prints for a change of `rel` from `old` to `new`.
+fn dry_run_diff(home: &Home, rel: &str, old: &str, new: &str) -> String {
+    let name = home.path(rel).display().to_string();
+    format!(
+        "--- {name}\n+++ {name}\n{}",
+        toolgate::install::diff(old, new)
+    )
+}
+
+/// Install keeps every byte it did not write, exactly; installing again
+/// changes nothing; doctor reads the files; uninstall gives back the
+/// original bytes; the dry runs show those very changes.
+#[test]
+fn jsonc_settings_keep_everything_toolgate_did_not_write() {
+    let home = Home::new("jsonc");
+    let mut installed = Vec::new();
+    for &(client, rel, before, after) in JSONC {
+        let after = after.replace("\"CMD\"", &command_json(client));
+        home.write(rel, before);
+        let install = ["install", client, "--mode", "balanced"];
+        let out = home.ok(&[&install[..], &["--dry-run"][..]].concat());
+        assert_eq!(out, dry_run_diff(&home, rel, before, &after), "{client}");
+        assert_eq!(home.read(rel), before, "{client}: a dry run writes nothing");
+
+        home.ok(&install);
+        assert_eq!(home.read(rel), after, "{client}: install");
+        assert_eq!(home.read(&format!("{rel}.toolgate-backup")), before);
+        let out = home.ok(&install);
+        assert!(out.contains("already as it should be"), "{client}: {out}");
+        assert_eq!(home.read(rel), after, "{client}: installing twice");
+        let out = home.ok(&[&install[..], &["--dry-run"][..]].concat());
+        assert!(out.contains("nothing to change"), "{client}: {out}");
+        installed.push((client, rel, before, after));
+    }
+
+    let report = home.ok(&["doctor"]);
+    assert_eq!(report.matches("  live").count(), JSONC.len(), "{report}");
+    for &(client, ..) in JSONC {
+        assert!(
+            report.contains(&format!(" hook --protocol {client} --mode balanced")),
+            "{client}: {report}"
+        );
+    }
+
+    for (client, rel, before, after) in installed {
+        let out = home.ok(&["uninstall", client, "--dry-run"]);
+        assert_eq!(out, dry_run_diff(&home, rel, &after, before), "{client}");
+        assert_eq!(home.read(rel), after);
+        home.ok(&["uninstall", client]);
+        assert_eq!(home.read(rel), before, "{client}: uninstall");
+    }
+}
+
+/// Uninstall's one departure from "the original bytes": a list (or
+/// `hooks`) that toolgate's removal leaves empty goes, as it always has,
+/// even when it was there, empty, before toolgate's entry came; with a
+/// comment in it, it is someone's, and stays.
+#[test]
+fn an_emptied_list_goes_unless_it_holds_a_comment() {
+    let home = Home::new("emptied");
+    let rel = ".claude/settings.json";
+    let before = "{\n  \"hooks\": {\n    \"PreToolUse\": [],\n    \"Stop\": []\n  }\n}\n";
+    let cmd = command_json("claude");
+    home.write(rel, before);
+    home.ok(&["install", "claude", "--mode", "balanced"]);
+    assert_eq!(
+        home.read(rel),
+        format!(
+            "{{\n  \"hooks\": {{\n    \"PreToolUse\": [\n      {{\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": {cmd},\n            \"timeout\": 30\n          }}\n        ]\n      }}\n    ],\n    \"Stop\": []\n  }}\n}}\n"
+        )
+    );
+    home.ok(&["uninstall", "claude"]);
+    assert_eq!(
+        home.read(rel),
+        "{\n  \"hooks\": {\n    \"Stop\": []\n  }\n}\n"
+    );
+
+    let before =
+        "{\n  \"hooks\": {\n    \"PreToolUse\": [\n      // toolgate goes here\n    ]\n  }\n}\n";
+    home.write(rel, before);
+    home.ok(&["install", "claude", "--mode", "balanced"]);
+    let text = home.read(rel);
+    assert!(
+        text.starts_with("{\n  \"hooks\": {\n    \"PreToolUse\": [\n      // toolgate goes here\n      {\n        \"matcher\": \"Bash\","),
+        "{text}"
+    );
+    home.ok(&["uninstall", "claude"]);
+    assert_eq!(home.read(rel), before);
+
+    // A file of only toolgate's hook and a comment is kept, comment and
+    // all: only a file with nothing of anyone else's is removed.
+    let before = "// mine\n{}\n";
+    home.write(rel, before);
+    home.ok(&["install", "claude"]);
+    home.ok(&["uninstall", "claude"]);
+    assert_eq!(home.read(rel), before);
 }

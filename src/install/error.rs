@@ -28,8 +28,8 @@ pub enum InstallError {
         source: std::io::Error,
     },
     /// A settings file is not what toolgate can edit without losing
-    /// something (not JSON, comments in JSON, not TOML, a key of the wrong
-    /// type).
+    /// something (not JSON even with comments and trailing commas, not
+    /// TOML, a key of the wrong type).
     #[error("{}: {message}: toolgate did not touch it; fix it, or add the hook by hand (see the README's Installing section)", path.display())]
     Unreadable {
         /// The file.

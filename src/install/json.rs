@@ -1,16 +1,22 @@
-//! JSON settings files read and written in their own key order.
+//! JSON values that keep their key order: what toolgate reads out of a
+//! settings file and the entries it writes into one.
 //!
 //! `serde_json::Value` sorts object keys (the crate is built without
 //! `preserve_order`, and turning that feature on would reorder every JSON
 //! answer toolgate prints, including the hook answers the README quotes).
-//! A settings file rewritten with its keys sorted would be a large diff of
-//! someone else's file, so this small document type keeps keys as they
-//! were, duplicates included, and numbers as `serde_json::Number`.
+//! An entry written with its keys sorted would not read as the clients'
+//! documentation shows it, so this small document type keeps keys as they
+//! were, duplicates included, and numbers as `serde_json::Number`. The
+//! files themselves are edited as text (the private `jsonc` module), never
+//! rewritten from one of these.
 
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use super::jsonc::Doc;
+pub use super::jsonc::SyntaxError;
 
 /// A JSON value whose objects keep their key order.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,9 +92,48 @@ impl Json {
         }
     }
 
-    /// Parses a settings file's text.
-    pub fn parse(text: &str) -> Result<Json, serde_json::Error> {
-        serde_json::from_str(text)
+    /// Parses a settings file's text: JSON, with comments and trailing
+    /// commas allowed (JSONC), which are dropped. An empty text, or one of
+    /// only comments, is `null`; a number an f64 cannot hold is refused.
+    pub fn parse(text: &str) -> Result<Json, SyntaxError> {
+        let doc = Doc::parse(text)?;
+        if doc.root().is_none() {
+            return Ok(Json::Null);
+        }
+        doc.json(&[]).ok_or_else(|| SyntaxError {
+            line: 1,
+            column: 1,
+            message: "a number too large for toolgate to read".into(),
+        })
+    }
+
+    /// Renders on one line, as `{"a": 1, "b": [true, null]}`: how a value
+    /// joins a container the file keeps on one line.
+    pub fn render_inline(&self) -> String {
+        match self {
+            Json::Null => "null".into(),
+            Json::Bool(b) => b.to_string(),
+            Json::Number(n) => n.to_string(),
+            // serde_json's Display escapes as JSON does, and cannot fail.
+            Json::String(s) => serde_json::Value::String(s.clone()).to_string(),
+            Json::Array(items) => {
+                let items: Vec<String> = items.iter().map(Json::render_inline).collect();
+                format!("[{}]", items.join(", "))
+            }
+            Json::Object(pairs) => {
+                let pairs: Vec<String> = pairs
+                    .iter()
+                    .map(|(k, v)| {
+                        format!(
+                            "{}: {}",
+                            Json::String(k.clone()).render_inline(),
+                            v.render_inline()
+                        )
+                    })
+                    .collect();
+                format!("{{{}}}", pairs.join(", "))
+            }
+        }
     }
 
     /// Renders as the clients write their files: pretty, with `indent`,
@@ -225,5 +270,26 @@ mod tests {
             let again = doc.render(&indent_of(text), text.ends_with('\n'));
             assert_eq!(again, text, "{text:?}");
         }
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_are_read_past() {
+        let doc = Json::parse("// c\n{\n  \"a\": [1, /* two */ 2,],\n}\n");
+        assert_eq!(
+            doc.map(|d| d.render_inline()),
+            Ok("{\"a\": [1, 2]}".to_string())
+        );
+        assert_eq!(Json::parse("// nothing\n"), Ok(Json::Null));
+        assert_eq!(Json::parse("\n{\n").map_err(|e| e.line), Err(2));
+    }
+
+    #[test]
+    fn inline_rendering_escapes_strings() {
+        let v = Json::Object(vec![
+            ("q\"".into(), Json::String("a\nb".into())),
+            ("e".into(), Json::Array(Vec::new())),
+            ("o".into(), Json::object()),
+        ]);
+        assert_eq!(v.render_inline(), r#"{"q\"": "a\nb", "e": [], "o": {}}"#);
     }
 }

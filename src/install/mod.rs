@@ -24,6 +24,7 @@ mod error;
 mod file;
 pub mod json;
 mod json_hooks;
+mod jsonc;
 mod script;
 
 use std::path::{Path, PathBuf};
