@@ -483,8 +483,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             ));
         }
         if role == Role::Text {
-            let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
-            if let Some(class) = paths::secret_file_class(&parts) {
+            if let Some(class) = paths::secret_file_class_of_path(w) {
                 return Err(Refusal::new(w, format!("names a secret ({class})")));
             }
             // `-o jsonpath-file=PATH`, `templatefile=PATH`: a format that
