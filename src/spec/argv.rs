@@ -210,13 +210,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                     return Ok(Verdict { spec, help: true });
                 }
             }
-            let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
             return Err(Refusal::new(
                 args.first().copied().unwrap_or(path),
-                format!(
-                    "only `{path} {}` alone is known to be safe",
-                    forms.join("` or `{path} ").replace("{path}", path)
-                ),
+                help_only_why(spec, path),
             ));
         }
         let mut seen = Seen::default();
@@ -364,32 +360,30 @@ impl<'s, 'c> Reader<'s, 'c> {
         // A bundle of short options; one that takes a value ends it.
         let body = &w[1..];
         for (j, c) in body.char_indices() {
-            let mut buf = [0u8; 4];
-            let short = format!("-{}", c.encode_utf8(&mut buf));
-            let Some(opt) = exact(spec, &short) else {
+            let Some((opt, short)) = exact_short(spec, c) else {
                 return Err(if body.len() == c.len_utf8() {
                     unknown()
                 } else {
                     Refusal::new(
                         w,
-                        format!("`{short}` is not an option `{path}` is known to take"),
+                        format!("`-{c}` is not an option `{path}` is known to take"),
                     )
                 });
             };
             let rest = &body[j + c.len_utf8()..];
             match opt.arity {
                 Arity::None => {
-                    self.effect(opt, w, &short)?;
+                    self.effect(opt, w, short)?;
                     note(opt, seen);
                     self.given_all(opt);
                 }
                 Arity::Required | Arity::Pair if !rest.is_empty() => {
-                    return self.take(opt, w, &short, Some(rest), args, i, seen);
+                    return self.take(opt, w, short, Some(rest), args, i, seen);
                 }
                 Arity::Optional if !rest.is_empty() => {
-                    return self.take(opt, w, &short, Some(rest), args, i, seen);
+                    return self.take(opt, w, short, Some(rest), args, i, seen);
                 }
-                _ => return self.take(opt, w, &short, None, args, i, seen),
+                _ => return self.take(opt, w, short, None, args, i, seen),
             }
         }
         Ok(i + 1)
@@ -743,6 +737,28 @@ impl<'s, 'c> Reader<'s, 'c> {
     }
 }
 
+/// Why a help-only command with other words is refused: "only `del
+/// --help` alone is known to be safe", each help form after the path.
+fn help_only_why(spec: &Spec<'static>, path: &str) -> String {
+    let mut why = format!("only `{path} ");
+    for (k, form) in spec.help.iter().enumerate() {
+        if k > 0 {
+            why.push_str("` or `");
+            why.push_str(path);
+            why.push(' ');
+        }
+        // The first form of this message put the path in with a
+        // `replace("{path}", …)`, which reached into the forms too.
+        if form.contains("{path}") {
+            why.push_str(&form.replace("{path}", path));
+        } else {
+            why.push_str(form);
+        }
+    }
+    why.push_str("` alone is known to be safe");
+    why
+}
+
 /// `--instance-ids`: a parameter name of an API call.
 fn is_parameter(name: &str) -> bool {
     let body = &name[2..];
@@ -800,6 +816,19 @@ fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
     spec.options
         .iter()
         .find(|o| o.names.iter().any(|n| n == name))
+}
+
+/// [`exact`] of the short option `-c`, with the name it matched (`-c`
+/// itself), with no string built.
+fn exact_short<'s>(spec: &'s Spec<'static>, c: char) -> Option<(&'s Opt<'static>, &'s str)> {
+    let mut buf = [0u8; 4];
+    let c = &*c.encode_utf8(&mut buf);
+    spec.options.iter().find_map(|o| {
+        o.names
+            .iter()
+            .find(|n| n.strip_prefix('-') == Some(c))
+            .map(|n| (o, n.as_ref()))
+    })
 }
 
 enum Long<'s> {
@@ -1064,6 +1093,42 @@ subcommand_help = ["--help"]
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }
+    }
+
+    /// The refusal of a help-only command's other words reads as its
+    /// first form (a join, then a `replace`) did, for every spec with help
+    /// forms, embedded or here, under its own path and odd ones.
+    #[test]
+    fn help_only_refusals_read_as_first_written() {
+        let first = |spec: &Spec<'static>, path: &str| {
+            let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
+            format!(
+                "only `{path} {}` alone is known to be safe",
+                forms.join("` or `{path} ").replace("{path}", path)
+            )
+        };
+        let embedded = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax.specs.clone(),
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let mine = specs();
+        let mut seen = 0;
+        for specs in [&embedded, &mine] {
+            for name in specs.names() {
+                let Some(spec) = specs.get(&name) else {
+                    panic!("{name} has a spec");
+                };
+                seen += usize::from(spec.help_only);
+                for path in [name.as_ref(), "", "{path}", "a {path} b"] {
+                    assert_eq!(help_only_why(spec, path), first(spec, path), "{name}");
+                }
+            }
+        }
+        assert!(seen > 2, "{seen}");
+        assert_eq!(
+            verdict(&mine, "del x"),
+            Err("`x`: only `del --help` alone is known to be safe".to_string())
+        );
     }
 
     #[test]
