@@ -812,7 +812,15 @@ fn note(opt: &Opt<'static>, seen: &mut Seen) {
     seen.lookup |= opt.lookup;
 }
 
+/// The first option, in spec order, named `name` exactly (through the
+/// spec's hash table of names: [`exact_in_order`] is the plain search).
 fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
+    spec.option_named(name.as_bytes()).map(|(opt, _)| opt)
+}
+
+/// The plain search [`exact`] stands for, option by option.
+#[cfg(test)]
+fn exact_in_order<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
     spec.options
         .iter()
         .find(|o| o.names.iter().any(|n| n == name))
@@ -821,14 +829,9 @@ fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
 /// [`exact`] of the short option `-c`, with the name it matched (`-c`
 /// itself), with no string built.
 fn exact_short<'s>(spec: &'s Spec<'static>, c: char) -> Option<(&'s Opt<'static>, &'s str)> {
-    let mut buf = [0u8; 4];
-    let c = &*c.encode_utf8(&mut buf);
-    spec.options.iter().find_map(|o| {
-        o.names
-            .iter()
-            .find(|n| n.strip_prefix('-') == Some(c))
-            .map(|n| (o, n.as_ref()))
-    })
+    let mut buf = [b'-'; 5];
+    let len = c.encode_utf8(&mut buf[1..]).len();
+    spec.option_named(&buf[..1 + len])
 }
 
 enum Long<'s> {
@@ -842,12 +845,8 @@ enum Long<'s> {
 fn long<'s>(spec: &'s Spec<'static>, name: &str) -> Long<'s> {
     let mut found: Option<(&Opt<'static>, &str)> = None;
     let mut others: Vec<&str> = Vec::new();
-    for opt in &spec.options {
-        for n in &opt.names {
-            if n == name {
-                return Long::Found(opt, n);
-            }
-        }
+    if let Some((opt, n)) = spec.option_named(name.as_bytes()) {
+        return Long::Found(opt, n);
     }
     if name.len() <= 2 {
         return Long::None;
@@ -1129,6 +1128,64 @@ subcommand_help = ["--help"]
             verdict(&mine, "del x"),
             Err("`x`: only `del --help` alone is known to be safe".to_string())
         );
+    }
+
+    /// The option index finds, for every word tried, the option the plain
+    /// search in spec order finds, by the same name: every option name of
+    /// every spec, embedded or here, each cut short, lengthened and in
+    /// upper case, and every word of the spec examples and near misses.
+    #[test]
+    fn the_option_index_finds_what_the_search_in_order_does() {
+        let embedded = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax.specs.clone(),
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let mine = specs();
+        let mut words: Vec<String> = Vec::new();
+        for case in crate::spec::embedded_oracle_cases() {
+            for w in case.split_whitespace() {
+                words.push(w.to_string());
+                words.push(w.split('=').next().unwrap_or_default().to_string());
+            }
+        }
+        for specs in [&embedded, &mine] {
+            for path in specs.names() {
+                let Some(spec) = specs.get(&path) else {
+                    panic!("{path} has a spec");
+                };
+                for n in spec.options.iter().flat_map(|o| &o.names) {
+                    words.push(n.to_string());
+                    words.push(format!("{n}x"));
+                    words.push(n.chars().skip(1).collect());
+                    words.push(n.to_ascii_uppercase());
+                }
+            }
+        }
+        words.extend(["", "-", "--", "-\u{e9}", "--\u{e9}t\u{e9}"].map(str::to_string));
+        words.sort();
+        words.dedup();
+        let mut found = 0;
+        for specs in [&embedded, &mine] {
+            for path in specs.names() {
+                let Some(spec) = specs.get(&path) else {
+                    panic!("{path} has a spec");
+                };
+                for w in &words {
+                    let want = exact_in_order(spec, w).map(|o| o as *const Opt);
+                    found += usize::from(want.is_some());
+                    let got = spec.option_named(w.as_bytes());
+                    assert_eq!(got.map(|(o, _)| o as *const Opt), want, "{path}: {w}");
+                    assert!(got.is_none_or(|(_, name)| name == w), "{path}: {w}");
+                    assert_eq!(exact(spec, w).map(|o| o as *const Opt), want, "{path}: {w}");
+                    let mut chars = w.chars();
+                    if let (Some('-'), Some(c), None) = (chars.next(), chars.next(), chars.next()) {
+                        let short = exact_short(spec, c).map(|(o, n)| (o as *const Opt, n));
+                        assert_eq!(short, want.map(|o| (o, w.as_str())), "{path}: {w}");
+                    }
+                }
+            }
+        }
+        assert!(found > 10_000, "{found}");
     }
 
     #[test]
