@@ -128,9 +128,40 @@ struct Reader<'s, 'c> {
     /// The words the shell expands as globs (by text: a literal word with
     /// the same text is held to the same rules).
     globs: &'c [&'c str],
-    /// Every option given so far, by the name it resolved to, across
-    /// subcommands (for `requires`).
-    given: std::cell::RefCell<Vec<&'s str>>,
+    /// Every option given so far, across subcommands (for `requires`).
+    given: std::cell::RefCell<Given<'s>>,
+}
+
+/// The options given: most commands give a few, which are kept in place
+/// (a command is read in a fresh [`Reader`], so a `Vec` alone would cost
+/// an allocation for nearly every command that gives one).
+#[derive(Default)]
+struct Given<'s> {
+    first: [Option<&'s Opt<'static>>; 8],
+    /// How many of `first` hold an option.
+    len: usize,
+    more: Vec<&'s Opt<'static>>,
+}
+
+impl<'s> Given<'s> {
+    fn push(&mut self, opt: &'s Opt<'static>) {
+        match self.first.get_mut(self.len) {
+            Some(slot) => {
+                *slot = Some(opt);
+                self.len += 1;
+            }
+            None => self.more.push(opt),
+        }
+    }
+
+    /// Whether an option with the name `name` was given.
+    fn has(&self, name: &str) -> bool {
+        self.first
+            .iter()
+            .flatten()
+            .chain(&self.more)
+            .any(|o| o.names.iter().any(|n| n == name))
+    }
 }
 
 /// What the options read so far have said.
@@ -156,7 +187,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             specs,
             ctx,
             globs,
-            given: std::cell::RefCell::new(Vec::new()),
+            given: std::cell::RefCell::new(Given::default()),
         }
     }
 
@@ -270,7 +301,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         self.operands(spec, path, &seen)?;
         if !spec.requires.is_empty() {
             let given = self.given.borrow();
-            if !spec.requires.iter().any(|r| given.iter().any(|g| g == r)) {
+            if !spec.requires.iter().any(|r| given.has(r)) {
                 let names: Vec<&str> = spec.requires.iter().map(|r| r.as_ref()).collect();
                 return Err(Refusal::new(
                     path,
@@ -491,10 +522,9 @@ impl<'s, 'c> Reader<'s, 'c> {
         self.role(role, w, false)
     }
 
-    /// Notes that `opt` was given, by every name it has.
+    /// Notes that `opt` was given (by every name it has).
     fn given_all(&self, opt: &'s Opt<'static>) {
-        let mut given = self.given.borrow_mut();
-        given.extend(opt.names.iter().map(|n| n.as_ref()));
+        self.given.borrow_mut().push(opt);
     }
 
     fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {
