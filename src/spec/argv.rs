@@ -106,7 +106,7 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
         if !spec.subcommands || args.len() < 2 {
             return false;
         }
-        let sub = format!("{path} {}", args[0]);
+        let sub = sub_path(&path, args[0]);
         if specs.get(&sub).is_none() {
             return args.len() == 2
                 && spec.help_subcommands.iter().any(|s| s == args[0])
@@ -320,7 +320,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         rest: &[&str],
         depth: usize,
     ) -> Result<Verdict<'s>, Refusal> {
-        let sub = format!("{path} {word}");
+        let sub = sub_path(path, word);
         if let Some(s) = self.specs.get(&sub) {
             return self.spec(s, &sub, rest, depth);
         }
@@ -765,6 +765,16 @@ impl<'s, 'c> Reader<'s, 'c> {
         paths::check(path, self.ctx, false)
             .map_err(|why| Refusal::new(w, format!("its path {why}")))
     }
+}
+
+/// The path of subcommand `word` of `path` (`git log`): what
+/// `format!("{path} {word}")` writes, without the formatting machinery.
+fn sub_path(path: &str, word: &str) -> String {
+    let mut sub = String::with_capacity(path.len() + 1 + word.len());
+    sub.push_str(path);
+    sub.push(' ');
+    sub.push_str(word);
+    sub
 }
 
 /// Why a help-only command with other words is refused: "only `del
