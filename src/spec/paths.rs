@@ -493,7 +493,12 @@ fn last_class(
     if lower == "config.json" && prev.is_some_and(|p| p.eq_ignore_ascii_case(".docker")) {
         return Some("a credential store");
     }
-    if by_word && !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s)) && has_secret_word(lower) {
+    // Every code suffix is a `.` and no other: a name ends with one just
+    // when its last `.ext` is one.
+    let code = lower
+        .rfind('.')
+        .is_some_and(|dot| CODE_SUFFIXES.contains(&&lower[dot..]));
+    if by_word && !code && has_secret_word(lower) {
         return Some("a file named for a secret");
     }
     None
@@ -733,6 +738,15 @@ mod tests {
         words.sort();
         words.dedup();
         words
+    }
+
+    /// The code-suffix test of a name's last `.ext` stands for `ends_with`
+    /// only while every suffix is one `.` and no other.
+    #[test]
+    fn every_code_suffix_is_one_dot_and_a_word() {
+        for s in CODE_SUFFIXES {
+            assert!(s.starts_with('.') && s.matches('.').count() == 1, "{s}");
+        }
     }
 
     /// The secret check reads a path's components as they come, without
