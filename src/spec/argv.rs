@@ -106,7 +106,7 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
         if !spec.subcommands || args.len() < 2 {
             return false;
         }
-        let sub = format!("{path} {}", args[0]);
+        let sub = sub_path(&path, args[0]);
         if specs.get(&sub).is_none() {
             return args.len() == 2
                 && spec.help_subcommands.iter().any(|s| s == args[0])
@@ -128,9 +128,40 @@ struct Reader<'s, 'c> {
     /// The words the shell expands as globs (by text: a literal word with
     /// the same text is held to the same rules).
     globs: &'c [&'c str],
-    /// Every option given so far, by the name it resolved to, across
-    /// subcommands (for `requires`).
-    given: std::cell::RefCell<Vec<&'s str>>,
+    /// Every option given so far, across subcommands (for `requires`).
+    given: std::cell::RefCell<Given<'s>>,
+}
+
+/// The options given: most commands give a few, which are kept in place
+/// (a command is read in a fresh [`Reader`], so a `Vec` alone would cost
+/// an allocation for nearly every command that gives one).
+#[derive(Default)]
+struct Given<'s> {
+    first: [Option<&'s Opt<'static>>; 8],
+    /// How many of `first` hold an option.
+    len: usize,
+    more: Vec<&'s Opt<'static>>,
+}
+
+impl<'s> Given<'s> {
+    fn push(&mut self, opt: &'s Opt<'static>) {
+        match self.first.get_mut(self.len) {
+            Some(slot) => {
+                *slot = Some(opt);
+                self.len += 1;
+            }
+            None => self.more.push(opt),
+        }
+    }
+
+    /// Whether an option with the name `name` was given.
+    fn has(&self, name: &str) -> bool {
+        self.first
+            .iter()
+            .flatten()
+            .chain(&self.more)
+            .any(|o| o.names.iter().any(|n| n == name))
+    }
 }
 
 /// What the options read so far have said.
@@ -156,7 +187,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             specs,
             ctx,
             globs,
-            given: std::cell::RefCell::new(Vec::new()),
+            given: std::cell::RefCell::new(Given::default()),
         }
     }
 
@@ -210,13 +241,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                     return Ok(Verdict { spec, help: true });
                 }
             }
-            let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
             return Err(Refusal::new(
                 args.first().copied().unwrap_or(path),
-                format!(
-                    "only `{path} {}` alone is known to be safe",
-                    forms.join("` or `{path} ").replace("{path}", path)
-                ),
+                help_only_why(spec, path),
             ));
         }
         let mut seen = Seen::default();
@@ -274,7 +301,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         self.operands(spec, path, &seen)?;
         if !spec.requires.is_empty() {
             let given = self.given.borrow();
-            if !spec.requires.iter().any(|r| given.iter().any(|g| g == r)) {
+            if !spec.requires.iter().any(|r| given.has(r)) {
                 let names: Vec<&str> = spec.requires.iter().map(|r| r.as_ref()).collect();
                 return Err(Refusal::new(
                     path,
@@ -293,7 +320,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         rest: &[&str],
         depth: usize,
     ) -> Result<Verdict<'s>, Refusal> {
-        let sub = format!("{path} {word}");
+        let sub = sub_path(path, word);
         if let Some(s) = self.specs.get(&sub) {
             return self.spec(s, &sub, rest, depth);
         }
@@ -364,32 +391,30 @@ impl<'s, 'c> Reader<'s, 'c> {
         // A bundle of short options; one that takes a value ends it.
         let body = &w[1..];
         for (j, c) in body.char_indices() {
-            let mut buf = [0u8; 4];
-            let short = format!("-{}", c.encode_utf8(&mut buf));
-            let Some(opt) = exact(spec, &short) else {
+            let Some((opt, short)) = exact_short(spec, c) else {
                 return Err(if body.len() == c.len_utf8() {
                     unknown()
                 } else {
                     Refusal::new(
                         w,
-                        format!("`{short}` is not an option `{path}` is known to take"),
+                        format!("`-{c}` is not an option `{path}` is known to take"),
                     )
                 });
             };
             let rest = &body[j + c.len_utf8()..];
             match opt.arity {
                 Arity::None => {
-                    self.effect(opt, w, &short)?;
+                    self.effect(opt, w, short)?;
                     note(opt, seen);
                     self.given_all(opt);
                 }
                 Arity::Required | Arity::Pair if !rest.is_empty() => {
-                    return self.take(opt, w, &short, Some(rest), args, i, seen);
+                    return self.take(opt, w, short, Some(rest), args, i, seen);
                 }
                 Arity::Optional if !rest.is_empty() => {
-                    return self.take(opt, w, &short, Some(rest), args, i, seen);
+                    return self.take(opt, w, short, Some(rest), args, i, seen);
                 }
-                _ => return self.take(opt, w, &short, None, args, i, seen),
+                _ => return self.take(opt, w, short, None, args, i, seen),
             }
         }
         Ok(i + 1)
@@ -483,8 +508,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             ));
         }
         if role == Role::Text {
-            let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
-            if let Some(class) = paths::secret_file_class(&parts) {
+            if let Some(class) = paths::secret_file_class_of_path(w) {
                 return Err(Refusal::new(w, format!("names a secret ({class})")));
             }
             // `-o jsonpath-file=PATH`, `templatefile=PATH`: a format that
@@ -498,10 +522,9 @@ impl<'s, 'c> Reader<'s, 'c> {
         self.role(role, w, false)
     }
 
-    /// Notes that `opt` was given, by every name it has.
+    /// Notes that `opt` was given (by every name it has).
     fn given_all(&self, opt: &'s Opt<'static>) {
-        let mut given = self.given.borrow_mut();
-        given.extend(opt.names.iter().map(|n| n.as_ref()));
+        self.given.borrow_mut().push(opt);
     }
 
     fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {
@@ -744,6 +767,38 @@ impl<'s, 'c> Reader<'s, 'c> {
     }
 }
 
+/// The path of subcommand `word` of `path` (`git log`): what
+/// `format!("{path} {word}")` writes, without the formatting machinery.
+fn sub_path(path: &str, word: &str) -> String {
+    let mut sub = String::with_capacity(path.len() + 1 + word.len());
+    sub.push_str(path);
+    sub.push(' ');
+    sub.push_str(word);
+    sub
+}
+
+/// Why a help-only command with other words is refused: "only `del
+/// --help` alone is known to be safe", each help form after the path.
+fn help_only_why(spec: &Spec<'static>, path: &str) -> String {
+    let mut why = format!("only `{path} ");
+    for (k, form) in spec.help.iter().enumerate() {
+        if k > 0 {
+            why.push_str("` or `");
+            why.push_str(path);
+            why.push(' ');
+        }
+        // The first form of this message put the path in with a
+        // `replace("{path}", …)`, which reached into the forms too.
+        if form.contains("{path}") {
+            why.push_str(&form.replace("{path}", path));
+        } else {
+            why.push_str(form);
+        }
+    }
+    why.push_str("` alone is known to be safe");
+    why
+}
+
 /// `--instance-ids`: a parameter name of an API call.
 fn is_parameter(name: &str) -> bool {
     let body = &name[2..];
@@ -797,10 +852,26 @@ fn note(opt: &Opt<'static>, seen: &mut Seen) {
     seen.lookup |= opt.lookup;
 }
 
+/// The first option, in spec order, named `name` exactly (through the
+/// spec's hash table of names: [`exact_in_order`] is the plain search).
 fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
+    spec.option_named(name.as_bytes()).map(|(opt, _)| opt)
+}
+
+/// The plain search [`exact`] stands for, option by option.
+#[cfg(test)]
+fn exact_in_order<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
     spec.options
         .iter()
         .find(|o| o.names.iter().any(|n| n == name))
+}
+
+/// [`exact`] of the short option `-c`, with the name it matched (`-c`
+/// itself), with no string built.
+fn exact_short<'s>(spec: &'s Spec<'static>, c: char) -> Option<(&'s Opt<'static>, &'s str)> {
+    let mut buf = [b'-'; 5];
+    let len = c.encode_utf8(&mut buf[1..]).len();
+    spec.option_named(&buf[..1 + len])
 }
 
 enum Long<'s> {
@@ -814,12 +885,8 @@ enum Long<'s> {
 fn long<'s>(spec: &'s Spec<'static>, name: &str) -> Long<'s> {
     let mut found: Option<(&Opt<'static>, &str)> = None;
     let mut others: Vec<&str> = Vec::new();
-    for opt in &spec.options {
-        for n in &opt.names {
-            if n == name {
-                return Long::Found(opt, n);
-            }
-        }
+    if let Some((opt, n)) = spec.option_named(name.as_bytes()) {
+        return Long::Found(opt, n);
     }
     if name.len() <= 2 {
         return Long::None;
@@ -1065,6 +1132,100 @@ subcommand_help = ["--help"]
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }
+    }
+
+    /// The refusal of a help-only command's other words reads as its
+    /// first form (a join, then a `replace`) did, for every spec with help
+    /// forms, embedded or here, under its own path and odd ones.
+    #[test]
+    fn help_only_refusals_read_as_first_written() {
+        let first = |spec: &Spec<'static>, path: &str| {
+            let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
+            format!(
+                "only `{path} {}` alone is known to be safe",
+                forms.join("` or `{path} ").replace("{path}", path)
+            )
+        };
+        let embedded = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax.specs.clone(),
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let mine = specs();
+        let mut seen = 0;
+        for specs in [&embedded, &mine] {
+            for name in specs.names() {
+                let Some(spec) = specs.get(&name) else {
+                    panic!("{name} has a spec");
+                };
+                seen += usize::from(spec.help_only);
+                for path in [name.as_ref(), "", "{path}", "a {path} b"] {
+                    assert_eq!(help_only_why(spec, path), first(spec, path), "{name}");
+                }
+            }
+        }
+        assert!(seen > 2, "{seen}");
+        assert_eq!(
+            verdict(&mine, "del x"),
+            Err("`x`: only `del --help` alone is known to be safe".to_string())
+        );
+    }
+
+    /// The option index finds, for every word tried, the option the plain
+    /// search in spec order finds, by the same name: every option name of
+    /// every spec, embedded or here, each cut short, lengthened and in
+    /// upper case, and every word of the spec examples and near misses.
+    #[test]
+    fn the_option_index_finds_what_the_search_in_order_does() {
+        let embedded = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax.specs.clone(),
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let mine = specs();
+        let mut words: Vec<String> = Vec::new();
+        for case in crate::spec::embedded_oracle_cases() {
+            for w in case.split_whitespace() {
+                words.push(w.to_string());
+                words.push(w.split('=').next().unwrap_or_default().to_string());
+            }
+        }
+        for specs in [&embedded, &mine] {
+            for path in specs.names() {
+                let Some(spec) = specs.get(&path) else {
+                    panic!("{path} has a spec");
+                };
+                for n in spec.options.iter().flat_map(|o| &o.names) {
+                    words.push(n.to_string());
+                    words.push(format!("{n}x"));
+                    words.push(n.chars().skip(1).collect());
+                    words.push(n.to_ascii_uppercase());
+                }
+            }
+        }
+        words.extend(["", "-", "--", "-\u{e9}", "--\u{e9}t\u{e9}"].map(str::to_string));
+        words.sort();
+        words.dedup();
+        let mut found = 0;
+        for specs in [&embedded, &mine] {
+            for path in specs.names() {
+                let Some(spec) = specs.get(&path) else {
+                    panic!("{path} has a spec");
+                };
+                for w in &words {
+                    let want = exact_in_order(spec, w).map(|o| o as *const Opt);
+                    found += usize::from(want.is_some());
+                    let got = spec.option_named(w.as_bytes());
+                    assert_eq!(got.map(|(o, _)| o as *const Opt), want, "{path}: {w}");
+                    assert!(got.is_none_or(|(_, name)| name == w), "{path}: {w}");
+                    assert_eq!(exact(spec, w).map(|o| o as *const Opt), want, "{path}: {w}");
+                    let mut chars = w.chars();
+                    if let (Some('-'), Some(c), None) = (chars.next(), chars.next(), chars.next()) {
+                        let short = exact_short(spec, c).map(|(o, n)| (o as *const Opt, n));
+                        assert_eq!(short, want.map(|o| (o, w.as_str())), "{path}: {w}");
+                    }
+                }
+            }
+        }
+        assert!(found > 10_000, "{found}");
     }
 
     #[test]

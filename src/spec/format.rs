@@ -376,6 +376,93 @@ pub struct Spec<'a> {
     /// Programs it runs as part of itself.
     #[serde(borrow, deserialize_with = "words")]
     pub helpers: Vec<Cow<'a, str>>,
+    /// Its option names in a hash table, for a lookup by exact name:
+    /// built on first use, and no part of what the spec says.
+    #[serde(skip)]
+    option_index: OptionIndex,
+}
+
+/// Every option name of a spec in an open-addressing hash table of
+/// (option, name) places, `EMPTY` where none is. A name that several
+/// options have holds the place of the first in spec order, which a
+/// search in spec order finds.
+#[derive(Clone, Debug, Default)]
+struct OptionIndex(std::sync::OnceLock<Box<[(u32, u32)]>>);
+
+/// No place: an empty slot of an [`OptionIndex`].
+const EMPTY: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// A cache of what the options say: equal whenever the options are.
+impl PartialEq for OptionIndex {
+    fn eq(&self, _: &OptionIndex) -> bool {
+        true
+    }
+}
+
+impl Eq for OptionIndex {}
+
+/// FNV-1a of an option name (short words, read once per lookup).
+fn option_hash(name: &[u8]) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in name {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h as usize
+}
+
+impl<'a> Spec<'a> {
+    /// The first option, in spec order, with the name `name` (given as
+    /// bytes, so that a short option's `-c` needs no string), and that
+    /// name as the spec holds it.
+    pub fn option_named(&self, name: &[u8]) -> Option<(&Opt<'a>, &str)> {
+        let slots = self.option_index.0.get_or_init(|| self.option_slots());
+        let mask = slots.len().checked_sub(1)?;
+        let mut at = option_hash(name) & mask;
+        // At least one slot is empty, so the probe ends.
+        loop {
+            let (o, n) = *slots.get(at)?;
+            if (o, n) == EMPTY {
+                return None;
+            }
+            let opt = self.options.get(o as usize)?;
+            let found = opt.names.get(n as usize)?;
+            if found.as_bytes() == name {
+                return Some((opt, found.as_ref()));
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The slots of the option index: a power of two, at least twice the
+    /// names, each name at its hash or the first free slot after it.
+    fn option_slots(&self) -> Box<[(u32, u32)]> {
+        let count: usize = self.options.iter().map(|o| o.names.len()).sum();
+        let size = (count * 2).max(2).next_power_of_two();
+        let mask = size - 1;
+        let mut slots = vec![EMPTY; size];
+        for (o, opt) in self.options.iter().enumerate() {
+            for (n, name) in opt.names.iter().enumerate() {
+                let mut at = option_hash(name.as_bytes()) & mask;
+                loop {
+                    let (so, sn) = slots[at];
+                    if (so, sn) == EMPTY {
+                        slots[at] = (o as u32, n as u32);
+                        break;
+                    }
+                    let held = self
+                        .options
+                        .get(so as usize)
+                        .and_then(|opt| opt.names.get(sn as usize));
+                    if held == Some(name) {
+                        // An earlier option has this name already.
+                        break;
+                    }
+                    at = (at + 1) & mask;
+                }
+            }
+        }
+        slots.into_boxed_slice()
+    }
 }
 
 /// A word of a spec as decoded: borrowed from the bytes that hold it when
@@ -694,6 +781,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             .iter()
             .map(|h| Cow::Owned(h.to_ascii_lowercase()))
             .collect(),
+        option_index: OptionIndex::default(),
     })
 }
 

@@ -93,9 +93,8 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
                 "the working directory `{cwd}` is the root, a home directory or a system directory, where every secret is a relative path away"
             ));
         }
-        let mut full = cwd_parts;
-        full.extend_from_slice(&parts);
-        if let Some(class) = secret_class(&full) {
+        let full = cwd_parts.iter().chain(&parts).copied();
+        if let Some(class) = secret_class_of(full, true) {
             return Err(format!("names a secret ({class})"));
         }
     }
@@ -401,69 +400,106 @@ const CODE_SUFFIXES: &[&str] = &[
 /// a secret's word in it (`secrets.yaml`, `api_token.txt`,
 /// `db-credentials.json`), but not source files (`token.rs`).
 pub fn secret_class(parts: &[&str]) -> Option<&'static str> {
-    secret_class_of(parts, true)
+    secret_class_of(parts.iter().copied(), true)
 }
 
 /// [`secret_class`] without the last class (names with a secret's word):
 /// for data that only might be a file name (`find -name passwd` looks for
 /// files so named, and prints names).
 pub fn secret_file_class(parts: &[&str]) -> Option<&'static str> {
-    secret_class_of(parts, false)
+    secret_class_of(parts.iter().copied(), false)
 }
 
-fn secret_class_of(parts: &[&str], by_word: bool) -> Option<&'static str> {
-    for (i, part) in parts.iter().enumerate() {
-        let lower = part.to_ascii_lowercase();
-        // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
-        let lower = strip_backup(&lower).to_string();
-        let last = i + 1 == parts.len();
-        // git's config, in any letter case, in a submodule's store
-        // (`.git/modules/lib/config`) or a bare repository (`x.git/config`).
-        let in_git = || {
-            parts[..i].iter().any(|p| {
-                let p = p.to_ascii_lowercase();
-                p == ".git" || p.ends_with(".git")
-            })
+/// [`secret_file_class`] of a path as written, by its non-empty
+/// components (`.` and `..` left as they are), with nothing collected.
+pub fn secret_file_class_of_path(path: &str) -> Option<&'static str> {
+    secret_class_of(path.split('/').filter(|p| !p.is_empty()), false)
+}
+
+/// The secret class of the path whose components `parts` yields, in
+/// order. It allocates only for a component with upper-case letters, so
+/// that a caller can hand it a path's `split('/')` as it is.
+fn secret_class_of<'p>(
+    parts: impl IntoIterator<Item = &'p str>,
+    by_word: bool,
+) -> Option<&'static str> {
+    let mut parts = parts.into_iter().peekable();
+    // The component before this one, and whether any before it is a git
+    // directory (`.git`, `x.git`, in any letter case).
+    let mut prev: Option<&str> = None;
+    let mut in_git = false;
+    while let Some(part) = parts.next() {
+        let last = parts.peek().is_none();
+        let lowered;
+        let lower = if part.bytes().any(|b| b.is_ascii_uppercase()) {
+            lowered = part.to_ascii_lowercase();
+            lowered.as_str()
+        } else {
+            part
         };
-        if last && lower == "config" && in_git() {
-            return Some("git's config, whose remote URLs and headers can hold tokens");
+        // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
+        let lower = strip_backup(lower);
+        if last {
+            return last_class(lower, prev, in_git, by_word);
         }
-        if last && lower == "hosts.yml" && i > 0 && parts[i - 1] == "gh" {
-            return Some("the GitHub CLI's token store");
-        }
-        if SECRET_DIRS.contains(&lower.as_str()) && !last {
+        if SECRET_DIRS.contains(&lower) {
             return Some("a credentials directory");
         }
-        if SECRET_DIRS.contains(&lower.as_str()) && last {
-            return Some("a credentials directory");
-        }
-        if !last {
-            continue;
-        }
-        if is_env_file(&lower) {
-            return Some("an environment file");
-        }
-        if is_key_name(&lower) {
-            return Some("a private key");
-        }
-        if SECRET_NAMES.contains(&lower.as_str()) {
-            return Some("a credential store");
-        }
-        if SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
-            return Some("a key, credential state or history file");
-        }
-        if lower.ends_with("history") && lower.starts_with('.') {
-            return Some("a history file");
-        }
-        if lower.starts_with("service-account") && lower.ends_with(".json") {
-            return Some("a service-account key");
-        }
-        if lower == "config.json" && i > 0 && parts[i - 1].eq_ignore_ascii_case(".docker") {
-            return Some("a credential store");
-        }
-        if by_word && !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s)) && has_secret_word(&lower) {
-            return Some("a file named for a secret");
-        }
+        let b = part.as_bytes();
+        in_git |= b.len() >= 4 && b[b.len() - 4..].eq_ignore_ascii_case(b".git");
+        prev = Some(part);
+    }
+    None
+}
+
+/// The secret class of a path's last component, `lower` (in lower case,
+/// its backup suffixes stripped), after the component `prev`, below a git
+/// directory or not.
+fn last_class(
+    lower: &str,
+    prev: Option<&str>,
+    in_git: bool,
+    by_word: bool,
+) -> Option<&'static str> {
+    // git's config, in any letter case, in a submodule's store
+    // (`.git/modules/lib/config`) or a bare repository (`x.git/config`).
+    if lower == "config" && in_git {
+        return Some("git's config, whose remote URLs and headers can hold tokens");
+    }
+    if lower == "hosts.yml" && prev == Some("gh") {
+        return Some("the GitHub CLI's token store");
+    }
+    if SECRET_DIRS.contains(&lower) {
+        return Some("a credentials directory");
+    }
+    if is_env_file(lower) {
+        return Some("an environment file");
+    }
+    if is_key_name(lower) {
+        return Some("a private key");
+    }
+    if SECRET_NAMES.contains(&lower) {
+        return Some("a credential store");
+    }
+    if SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+        return Some("a key, credential state or history file");
+    }
+    if lower.ends_with("history") && lower.starts_with('.') {
+        return Some("a history file");
+    }
+    if lower.starts_with("service-account") && lower.ends_with(".json") {
+        return Some("a service-account key");
+    }
+    if lower == "config.json" && prev.is_some_and(|p| p.eq_ignore_ascii_case(".docker")) {
+        return Some("a credential store");
+    }
+    // Every code suffix is a `.` and no other: a name ends with one just
+    // when its last `.ext` is one.
+    let code = lower
+        .rfind('.')
+        .is_some_and(|dot| CODE_SUFFIXES.contains(&&lower[dot..]));
+    if by_word && !code && has_secret_word(lower) {
+        return Some("a file named for a secret");
     }
     None
 }
@@ -534,24 +570,18 @@ fn is_key_name(name: &str) -> bool {
     KEYS.iter().any(|k| name.starts_with(k)) && !name.ends_with(".pub") && !is_code_name(name)
 }
 
+/// Whether a secret's word stands in `name` between word boundaries (a
+/// byte that is no ASCII letter or digit, or an end): one pass over the
+/// places where a word may start, the words compared there.
 fn has_secret_word(name: &str) -> bool {
     let b = name.as_bytes();
-    SECRET_WORDS.iter().any(|w| {
-        if !super::content::has(name, w) {
-            return false;
-        }
-        let mut from = 0;
-        while let Some(at) = name[from..].find(w) {
-            let start = from + at;
-            let end = start + w.len();
-            let before = start == 0 || !b[start - 1].is_ascii_alphanumeric();
-            let after = end == b.len() || !b[end].is_ascii_alphanumeric();
-            if before && after {
-                return true;
-            }
-            from = start + 1;
-        }
-        false
+    (0..b.len()).any(|start| {
+        (start == 0 || !b[start - 1].is_ascii_alphanumeric())
+            && SECRET_WORDS.iter().any(|w| {
+                let end = start + w.len();
+                b[start..].starts_with(w.as_bytes())
+                    && (end == b.len() || !b[end].is_ascii_alphanumeric())
+            })
     })
 }
 
@@ -560,6 +590,193 @@ mod tests {
     use super::*;
 
     const NO_CWD: Context = Context { cwd: None };
+
+    /// The secret check as it was first written (collecting the parts,
+    /// lowercasing each into a new string), for the one in use to be
+    /// compared with.
+    fn reference_class(parts: &[&str], by_word: bool) -> Option<&'static str> {
+        for (i, part) in parts.iter().enumerate() {
+            let lower = part.to_ascii_lowercase();
+            // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
+            let lower = strip_backup(&lower).to_string();
+            let last = i + 1 == parts.len();
+            // git's config, in any letter case, in a submodule's store
+            // (`.git/modules/lib/config`) or a bare repository (`x.git/config`).
+            let in_git = || {
+                parts[..i].iter().any(|p| {
+                    let p = p.to_ascii_lowercase();
+                    p == ".git" || p.ends_with(".git")
+                })
+            };
+            if last && lower == "config" && in_git() {
+                return Some("git's config, whose remote URLs and headers can hold tokens");
+            }
+            if last && lower == "hosts.yml" && i > 0 && parts[i - 1] == "gh" {
+                return Some("the GitHub CLI's token store");
+            }
+            if SECRET_DIRS.contains(&lower.as_str()) && !last {
+                return Some("a credentials directory");
+            }
+            if SECRET_DIRS.contains(&lower.as_str()) && last {
+                return Some("a credentials directory");
+            }
+            if !last {
+                continue;
+            }
+            if is_env_file(&lower) {
+                return Some("an environment file");
+            }
+            if is_key_name(&lower) {
+                return Some("a private key");
+            }
+            if SECRET_NAMES.contains(&lower.as_str()) {
+                return Some("a credential store");
+            }
+            if SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+                return Some("a key, credential state or history file");
+            }
+            if lower.ends_with("history") && lower.starts_with('.') {
+                return Some("a history file");
+            }
+            if lower.starts_with("service-account") && lower.ends_with(".json") {
+                return Some("a service-account key");
+            }
+            if lower == "config.json" && i > 0 && parts[i - 1].eq_ignore_ascii_case(".docker") {
+                return Some("a credential store");
+            }
+            if by_word
+                && !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s))
+                && reference_secret_word(&lower)
+            {
+                return Some("a file named for a secret");
+            }
+        }
+        None
+    }
+
+    /// The secret-word check as first written: a search per word.
+    fn reference_secret_word(name: &str) -> bool {
+        let b = name.as_bytes();
+        SECRET_WORDS.iter().any(|w| {
+            if !crate::spec::content::has(name, w) {
+                return false;
+            }
+            let mut from = 0;
+            while let Some(at) = name[from..].find(w) {
+                let start = from + at;
+                let end = start + w.len();
+                let before = start == 0 || !b[start - 1].is_ascii_alphanumeric();
+                let after = end == b.len() || !b[end].is_ascii_alphanumeric();
+                if before && after {
+                    return true;
+                }
+                from = start + 1;
+            }
+            false
+        })
+    }
+
+    /// Paths to try the secret check on: every word of the spec examples
+    /// and near misses and of the corpus, each split on `=`, `:` and `,`
+    /// too, and each table entry in and below the places that change a
+    /// verdict (`.git`, `gh`, `.docker`), in upper case and with a backup
+    /// suffix.
+    fn secret_probes() -> Vec<String> {
+        let mut words: Vec<String> = Vec::new();
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut texts = crate::spec::embedded_oracle_cases();
+        for file in [
+            "corpus/core.jsonl",
+            "corpus/agent-calls.jsonl",
+            "corpus/allow-list-traps.jsonl",
+            "corpus/shell-traps.jsonl",
+        ] {
+            if let Ok(text) = std::fs::read_to_string(format!("{root}/{file}")) {
+                texts.push(text);
+            }
+        }
+        for text in &texts {
+            for w in text.split(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+                words.push(w.to_string());
+                words.extend(w.split(['=', ':', ',']).map(str::to_string));
+            }
+        }
+        let names = SECRET_DIRS
+            .iter()
+            .chain(SECRET_NAMES)
+            .chain(SECRET_WORDS)
+            .copied()
+            .chain(SECRET_SUFFIXES.iter().map(|s| &s[..]))
+            .chain([
+                "config",
+                "hosts.yml",
+                "config.json",
+                "id_rsa",
+                "env",
+                ".env",
+                "a.rs",
+            ]);
+        for name in names {
+            for shape in [
+                name.to_string(),
+                name.to_ascii_uppercase(),
+                format!("x{name}"),
+                format!("{name}.bak~"),
+                format!("{name}.md"),
+                format!("my_{name}_x.txt"),
+            ] {
+                for dir in [
+                    "", ".git/", "x.GIT/m/", "gh/", "GH/", ".docker/", ".DOCKER/", "a/b/",
+                    ".ssh/x/",
+                ] {
+                    words.push(format!("{dir}{shape}"));
+                    words.push(format!("{shape}/{dir}"));
+                    words.push(format!("/{dir}{shape}/y"));
+                }
+            }
+        }
+        words.sort();
+        words.dedup();
+        words
+    }
+
+    /// The code-suffix test of a name's last `.ext` stands for `ends_with`
+    /// only while every suffix is one `.` and no other.
+    #[test]
+    fn every_code_suffix_is_one_dot_and_a_word() {
+        for s in CODE_SUFFIXES {
+            assert!(s.starts_with('.') && s.matches('.').count() == 1, "{s}");
+        }
+    }
+
+    /// The secret check reads a path's components as they come, without
+    /// collecting them or lowercasing the ones in lower case already: it
+    /// says what the first form says, of every probe.
+    #[test]
+    fn the_streaming_secret_check_agrees_with_the_first_form() {
+        let probes = secret_probes();
+        assert!(probes.len() > 10_000, "{}", probes.len());
+        let mut secrets = 0;
+        for w in &probes {
+            let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
+            for by_word in [true, false] {
+                let want = reference_class(&parts, by_word);
+                secrets += usize::from(want.is_some());
+                assert_eq!(secret_class_of(parts.iter().copied(), by_word), want, "{w}");
+            }
+            assert_eq!(
+                secret_file_class_of_path(w),
+                reference_class(&parts, false),
+                "{w}"
+            );
+            assert_eq!(secret_class(&parts), reference_class(&parts, true), "{w}");
+            let lower = w.to_ascii_lowercase();
+            for name in std::iter::once(lower.as_str()).chain(lower.split('/')) {
+                assert_eq!(has_secret_word(name), reference_secret_word(name), "{name}");
+            }
+        }
+        assert!(secrets > 1_000, "{secrets}");
+    }
 
     #[test]
     fn relative_paths_stay_inside_after_normalisation() {
