@@ -547,7 +547,9 @@ impl<'a> Bundle<'a> {
             bytes: &[u8],
             words: usize,
         ) -> Option<impl ExactSizeIterator<Item = Record<'_>>> {
-            (bytes.len() % (words * 4) == 0)
+            bytes
+                .len()
+                .is_multiple_of(words * 4)
                 .then(|| bytes.chunks_exact(words * 4).map(|bytes| Record { bytes }))
         }
         // Every item, or `None` if one is: in a vector sized once (collecting
