@@ -112,6 +112,46 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("batch_labels/{threads}_threads"), |b| {
             b.iter(|| batch.labels(classifier, &lines).len())
         });
+        // The same commands streamed from an iterator, each label handed
+        // to a sink in order: what bounded memory costs against a slice.
+        group.bench_function(format!("batch_for_each_label/{threads}_threads"), |b| {
+            b.iter(|| {
+                let mut safe = 0usize;
+                let run = batch.for_each_label(classifier, &lines, |_, label| {
+                    safe += usize::from(label.class == toolgate::Class::Safe);
+                    Ok::<(), std::convert::Infallible>(())
+                });
+                run.map(|()| safe).ok()
+            })
+        });
+        // The engine as `scan --format jsonl` drives it: each chunk's
+        // records rendered into a reused buffer, written in order.
+        group.bench_function(format!("batch_run_jsonl/{threads}_threads"), |b| {
+            let batch = toolgate::batch::Batch {
+                chunk: 512,
+                ..batch
+            };
+            let mut all = Vec::with_capacity(16 << 20);
+            b.iter(|| {
+                all.clear();
+                let run = batch.run(
+                    toolgate::batch::IterSource::new(&lines),
+                    |chunk: &mut Vec<&String>, out: &mut Vec<u8>| {
+                        for l in chunk.iter() {
+                            let label = classifier.classify_terse(l);
+                            toolgate::report::push_record(out, l, Some(&label), None);
+                        }
+                    },
+                    |out: &mut Vec<u8>| {
+                        all.extend_from_slice(out);
+                        out.clear();
+                        Ok::<(), std::convert::Infallible>(())
+                    },
+                    |_| {},
+                );
+                run.map(|()| all.len()).ok()
+            })
+        });
     }
     group.bench_function("floor_json_echo", |b| {
         let mut out = Vec::with_capacity(16 << 20);

@@ -35,7 +35,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! **Classify in bulk**, on every core, in input order:
+//! **Classify in bulk**, on every core, in input order (a slice, as here,
+//! or streamed from an iterator in bounded memory: see [`batch`]):
 //!
 //! ```
 //! use toolgate::batch::Batch;

@@ -10,9 +10,10 @@
 //! thread's first), and if it shares one it moves: its affinity is narrowed
 //! to the cores no other thread is on, which moves it at once, then set back
 //! as it was, so that the kernel stays free to move it later. A thread
-//! queued behind the main thread cannot run to do so; the main thread yields
-//! once after starting the others, which lets it. (Waiting until every
-//! thread was placed instead cost the main thread 0.2-0.4 ms, and a scan 2%.)
+//! queued behind the main thread cannot run to do so; the batch the scan
+//! runs on ([`toolgate::batch::Batch::run`]) has the main thread yield once
+//! after starting the others, which lets it. (Waiting until every thread was
+//! placed instead cost the main thread 0.2-0.4 ms, and a scan 2%.)
 //!
 //! Only on Linux; elsewhere, and whenever a call fails, threads stay where
 //! the kernel puts them.
@@ -37,7 +38,8 @@ impl Placement {
         }
     }
 
-    /// Places a thread the main thread started; called first thing on it.
+    /// Places a thread the main thread started; called first thing on it
+    /// (the batch's start hook).
     pub fn arrive(&self) {
         let mut cores = self.cores.lock().unwrap_or_else(PoisonError::into_inner);
         let core = match current_core() {
@@ -46,12 +48,6 @@ impl Placement {
             None => UNKNOWN,
         };
         cores.push(core);
-    }
-
-    /// Lets a thread just started on the main thread's core run, and so
-    /// move; called on the main thread once it has started the others.
-    pub fn yield_to_started(&self) {
-        std::thread::yield_now();
     }
 }
 

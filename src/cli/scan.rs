@@ -1,25 +1,24 @@
 //! `toolgate scan`: bulk classification for CI jobs and corpus work.
 //!
-//! Input is streamed in tasks of `--chunk` lines. Every thread (the main one
-//! too) reads a task, classifies and renders it, and writes it if every
-//! earlier task is written, else leaves it to the thread writing those (see
-//! [`Shared`]). At most a few finished tasks per thread wait to be written,
-//! and their buffers are reused, so memory stays bounded and small whatever
-//! the input's length.
+//! Input is streamed in chunks of `--chunk` lines through the library's
+//! batch engine ([`toolgate::batch::Batch::run`]): each chunk is raw bytes
+//! read straight from the input with the positions of its lines, each
+//! thread classifies and renders a chunk into a reused buffer, and the
+//! buffers are written in input order as they are finished. Memory stays
+//! bounded and small whatever the input's length.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use super::placement::Placement;
 use anyhow::Context;
 use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
+use toolgate::batch::{Batch, Source, Stopped};
 use toolgate::gate::{CompoundPolicy, Decision, Gate};
 use toolgate::hook::HookConfig;
 use toolgate::report::{BadLine, RecordExtra};
@@ -70,11 +69,11 @@ pub struct ScanArgs {
     /// Exit with status 1 when a command reaches this class.
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// Threads that read, classify and write tasks of lines (default: all
+    /// Threads that read, classify and write chunks of lines (default: all
     /// cores); with one, no thread is started.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Lines per task.
+    /// Lines per chunk.
     #[arg(long, default_value_t = 512, hide = true)]
     pub chunk: usize,
     /// The working directory the commands run in (absolute); a JSONL
@@ -101,7 +100,8 @@ pub struct ScanArgs {
     pub compound: Option<String>,
 }
 
-/// What a thread learnt from a task, in input order.
+/// What a thread learnt from a chunk, in input order. The sink empties
+/// it, and the batch gives it back to the thread for a later chunk.
 #[derive(Default)]
 struct Part {
     /// Rendered JSONL records (empty unless the format is jsonl).
@@ -303,16 +303,16 @@ fn bump(counts: &mut HashMap<String, u64>, word: &str) {
     }
 }
 
-/// A batch of input lines as raw bytes: one buffer and where each line is.
+/// A chunk of input lines as raw bytes: one buffer and where each line is.
 #[derive(Default)]
-struct Batch {
+struct Chunk {
     bytes: Vec<u8>,
     /// Every non-blank line.
     lines: Vec<LineAt>,
 }
 
 /// Where a line is: its input (an index into the names of the inputs), its
-/// number there, and its bytes in the batch.
+/// number there, and its bytes in the chunk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct LineAt {
     input: u32,
@@ -340,12 +340,12 @@ struct LineSource {
 
 impl LineSource {
     /// Reads up to `max` non-blank lines into `batch`, replacing what it
-    /// held: its buffers are those of a task already written, so that a
+    /// held: its buffers are those of a chunk already written, so that a
     /// long scan stays on memory it has touched before. Whole lines are
     /// taken from the reader's buffer in one copy; a line the buffer does
     /// not hold whole (longer than it, or last and without a newline) is
     /// read on its own.
-    fn next_batch(&mut self, max: usize, batch: &mut Batch) {
+    fn next_batch(&mut self, max: usize, batch: &mut Chunk) {
         batch.bytes.clear();
         batch.lines.clear();
         while batch.lines.len() < max {
@@ -363,7 +363,7 @@ impl LineSource {
 
     /// Reads from the current input until `batch` holds `max` lines or the
     /// input ends (then the next one becomes current).
-    fn read_lines(&mut self, max: usize, batch: &mut Batch) -> io::Result<()> {
+    fn read_lines(&mut self, max: usize, batch: &mut Chunk) -> io::Result<()> {
         while batch.lines.len() < max {
             let Some((_, reader)) = self.inputs.front_mut() else {
                 return Ok(());
@@ -468,13 +468,10 @@ struct Job<'a> {
 const RECORD_BYTES: usize = 80;
 
 impl Job<'_> {
-    /// Classifies a task's lines and renders what will be written, into
-    /// `out`: the records, the errors and the counts.
-    fn run(&self, batch: &Batch, out: Vec<u8>) -> Part {
-        let mut part = Part {
-            out,
-            ..Part::default()
-        };
+    /// Classifies a chunk's lines and renders what will be written, into
+    /// `part` (empty, as the sink left it): the records, the errors and the
+    /// counts.
+    fn run(&self, batch: &Chunk, part: &mut Part) {
         let bytes = &batch.bytes;
         if self.format == ScanFormat::Jsonl {
             // Room for the records at once: grown by doubling, a new buffer
@@ -504,7 +501,7 @@ impl Job<'_> {
                 InputFormat::Jsonl => match command_field(raw) {
                     Ok((c, cwd)) => {
                         let cwd = cwd.as_deref().or(self.cwd);
-                        self.command(&mut part, at, &c, cwd, false);
+                        self.command(part, at, &c, cwd, false);
                         continue;
                     }
                     Err(message) => {
@@ -518,9 +515,28 @@ impl Job<'_> {
                     }
                 },
             };
-            self.command(&mut part, at, &text, self.cwd, lossy);
+            self.command(part, at, &text, self.cwd, lossy);
         }
-        part
+    }
+
+    /// Writes a chunk's errors and records, and adds its counts to
+    /// `summary`, leaving `part` empty for the chunk its buffers go to next.
+    fn write(
+        &self,
+        part: &mut Part,
+        summary: &mut Summary,
+        out: &mut dyn Write,
+    ) -> anyhow::Result<()> {
+        summary.merge(std::mem::take(&mut part.summary));
+        if !part.errors.is_empty() {
+            let mut stderr = io::stderr().lock();
+            for (at, e) in part.errors.drain(..) {
+                writeln!(stderr, "toolgate scan: {}", self.bad_line(at, &e))?;
+            }
+        }
+        out.write_all(&part.out)?;
+        part.out.clear();
+        Ok(())
     }
 
     /// What a JSONL record says of a line not read cleanly.
@@ -638,192 +654,25 @@ fn scan_gate<'c>(classifier: &'c Classifier, args: &ScanArgs) -> anyhow::Result<
     Ok(gate)
 }
 
-/// Finished tasks a scan may hold per thread while they wait for an earlier
-/// one to be written: enough that no thread waits on another in the normal
-/// course, few enough to keep memory small.
-const WAITING_PER_THREAD: usize = 4;
-
-/// A finished task: the thread that ran it, and its part, or `None` when
-/// classifying it panicked.
-type Finished = (usize, Option<Part>);
-
-/// What the threads of a scan share. Every thread, the main one included,
-/// reads a task, classifies it and writes it when every task before it is
-/// written; otherwise it leaves it for the thread that is writing and reads
-/// the next. No thread hands work to another and sleeps until it is done:
-/// with the main thread reading and writing for a pool of workers, the
-/// hand-offs (a wake-up each, 256 context switches in a scan of the shared
-/// corpus) cost 18% more CPU than one thread doing everything; now a scan
-/// with two threads costs what one thread does.
-struct Shared<'s> {
-    job: &'s Job<'s>,
-    /// Lines per task.
-    lines: usize,
-    reading: Mutex<Reading<'s>>,
-    order: Mutex<Order>,
-    /// Signalled when tasks are written or the scan fails, for threads that
-    /// wait because too many tasks are waiting.
-    room: Condvar,
-    /// Held only by the thread that writes (see [`Order::writing`]).
-    out: Mutex<&'s mut (dyn Write + Send)>,
-    progress: Option<&'s ProgressBar>,
-    /// At most this many finished tasks wait to be written.
-    max_waiting: usize,
+/// The input as a batch reads it: chunks of lines, with the progress bar
+/// moved as they are read.
+struct Input<'a> {
+    lines: &'a mut LineSource,
+    progress: Option<&'a ProgressBar>,
 }
 
-/// The input, and how many tasks it gave: tasks are numbered as they are
-/// read, so that their numbers follow the input.
-struct Reading<'s> {
-    source: &'s mut LineSource,
-    tasks: u64,
-}
+impl Source for Input<'_> {
+    type Chunk = Chunk;
 
-/// Finished tasks put back in input order.
-#[derive(Default)]
-struct Order {
-    /// Finished tasks that wait for an earlier one, by number.
-    waiting: BTreeMap<u64, Finished>,
-    /// How many tasks are written.
-    written: u64,
-    /// Whether a thread is writing. Only that thread writes; the others
-    /// leave their tasks in `waiting`, and it writes them before it stops.
-    writing: bool,
-    /// Threads waiting for `room`.
-    sleepers: usize,
-    /// Written tasks' output buffers, by the thread that ran them: a buffer
-    /// goes back to its own thread, since glibc's malloc takes a lock to
-    /// grow or free memory another thread's arena gave out, and the
-    /// threads then slept on it.
-    spare_outs: Vec<Vec<Vec<u8>>>,
-    summary: Summary,
-    /// Why the scan stopped early: a write failed or a task panicked.
-    failure: Option<anyhow::Error>,
-}
-
-/// Locks a mutex; a thread that panicked while holding it (none does: tasks
-/// run under `catch_unwind` outside every lock) left nothing half-done that
-/// the others could not go on from.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// Tries to lock a mutex this many times before sleeping on it.
-const SPINS: usize = 1000;
-
-/// Locks a mutex that is only ever held briefly (the input, while a task is
-/// read), trying a while before sleeping on it: a scan's threads slept on
-/// it a few times per scan, and a thread that sleeps is sometimes woken on
-/// the core of the thread that woke it, where the two then share one core.
-fn lock_spinning<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    for _ in 0..SPINS {
-        match mutex.try_lock() {
-            Ok(guard) => return guard,
-            Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => std::hint::spin_loop(),
-        }
-    }
-    lock(mutex)
-}
-
-impl Shared<'_> {
-    /// One thread's share of the scan, `me` being the thread's number:
-    /// tasks until the input or the scan ends.
-    fn work(&self, me: usize) {
-        let mut batch = Batch::default();
-        let mut out = Vec::new();
-        while let Some(number) = self.next_task(&mut batch) {
-            let buf = std::mem::take(&mut out);
-            let part = catch_unwind(AssertUnwindSafe(|| self.job.run(&batch, buf))).ok();
-            out = self.finish(number, (me, part));
-        }
-    }
-
-    /// Reads the next task into `batch` and returns its number, or `None`
-    /// when the input or the scan has ended. Waits first while too many
-    /// finished tasks wait to be written (a thread that falls far behind
-    /// would otherwise let the others fill memory).
-    fn next_task(&self, batch: &mut Batch) -> Option<u64> {
-        let mut order = lock(&self.order);
-        while order.failure.is_none() && order.waiting.len() >= self.max_waiting {
-            order.sleepers += 1;
-            order = self
-                .room
-                .wait(order)
-                .unwrap_or_else(PoisonError::into_inner);
-            order.sleepers -= 1;
-        }
-        if order.failure.is_some() {
-            return None;
-        }
-        drop(order);
-        let mut reading = lock_spinning(&self.reading);
-        reading.source.next_batch(self.lines, batch);
-        if batch.lines.is_empty() {
-            return None;
+    fn fill(&mut self, max: usize, chunk: &mut Chunk) -> bool {
+        self.lines.next_batch(max, chunk);
+        if chunk.lines.is_empty() {
+            return false;
         }
         if let Some(bar) = self.progress {
-            bar.set_position(reading.source.bytes_read);
+            bar.set_position(self.lines.bytes_read);
         }
-        reading.tasks += 1;
-        Some(reading.tasks - 1)
-    }
-
-    /// Hands in a finished task and, unless another thread is writing,
-    /// writes every task that is next in order. Returns an output buffer
-    /// for the thread's next task.
-    fn finish(&self, number: u64, mut finished: Finished) -> Vec<u8> {
-        let me = finished.0;
-        let mut order = lock(&self.order);
-        if let Some(part) = &mut finished.1 {
-            let summary = std::mem::take(&mut part.summary);
-            order.summary.merge(summary);
-        }
-        order.waiting.insert(number, finished);
-        if !order.writing {
-            order.writing = true;
-            while order.failure.is_none() {
-                let next = order.written;
-                let Some((owner, part)) = order.waiting.remove(&next) else {
-                    break;
-                };
-                drop(order);
-                let written = self.write(part);
-                order = lock(&self.order);
-                match written {
-                    Ok(buf) => {
-                        order.written += 1;
-                        if let Some(spares) = order.spare_outs.get_mut(owner) {
-                            spares.push(buf);
-                        }
-                    }
-                    Err(e) => order.failure = Some(e),
-                }
-                if order.sleepers > 0 {
-                    self.room.notify_all();
-                }
-            }
-            order.writing = false;
-        }
-        order
-            .spare_outs
-            .get_mut(me)
-            .and_then(Vec::pop)
-            .unwrap_or_default()
-    }
-
-    /// Writes a task's errors and records; returns its emptied buffer.
-    fn write(&self, part: Option<Part>) -> anyhow::Result<Vec<u8>> {
-        let part = part.context("internal: a scan task panicked")?;
-        if !part.errors.is_empty() {
-            let mut stderr = io::stderr().lock();
-            for (at, e) in &part.errors {
-                writeln!(stderr, "toolgate scan: {}", self.job.bad_line(*at, e))?;
-            }
-        }
-        lock(&self.out).write_all(&part.out)?;
-        let mut buf = part.out;
-        buf.clear();
-        Ok(buf)
+        true
     }
 }
 
@@ -900,52 +749,30 @@ pub fn run(
         input: args.input,
         format,
     };
-    let shared = Shared {
-        job: &job,
-        lines: args.chunk.max(1),
-        reading: Mutex::new(Reading {
-            source: &mut source,
-            tasks: 0,
-        }),
-        order: Mutex::new(Order {
-            spare_outs: vec![Vec::new(); threads],
-            ..Order::default()
-        }),
-        room: Condvar::new(),
-        out: Mutex::new(out),
-        progress: progress.as_ref(),
-        max_waiting: threads * WAITING_PER_THREAD,
+    let batch = Batch {
+        threads,
+        chunk: args.chunk.max(1),
     };
+    let input = Input {
+        lines: &mut source,
+        progress: progress.as_ref(),
+    };
+    let mut summary = Summary::default();
     let placement = Placement::new();
-    std::thread::scope(|scope| {
-        let (shared, placement) = (&shared, &placement);
-        // A thread that cannot be started leaves its share to the others.
-        if threads > 1 {
-            for me in 1..threads {
-                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
-                    placement.arrive();
-                    shared.work(me);
-                });
-                if spawned.is_err() {
-                    break;
-                }
-            }
-            placement.yield_to_started();
-        }
-        shared.work(0);
-    });
-    let Shared { order, out, .. } = shared;
-    let order = order.into_inner().unwrap_or_else(PoisonError::into_inner);
-    let out = out.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let run = batch.run(
+        input,
+        |chunk, part| job.run(chunk, part),
+        |part| job.write(part, &mut summary, out),
+        |_| placement.arrive(),
+    );
     if let Some(bar) = &progress {
         bar.finish_and_clear();
     }
-    if let Some(e) = order.failure {
-        return Err(e);
+    match run {
+        Ok(()) => {}
+        Err(Stopped::Sink(e)) => return Err(e),
+        Err(Stopped::Panic(_)) => anyhow::bail!("internal: a scan task panicked"),
     }
-    // The thread that finished the last task wrote everything before it.
-    debug_assert!(order.waiting.is_empty());
-    let summary = order.summary;
     match format {
         ScanFormat::Jsonl => {}
         ScanFormat::Summary => summary.write(out, false)?,
@@ -1005,7 +832,7 @@ mod tests {
             bytes_read: 0,
             failure: None,
         };
-        let mut batch = Batch::default();
+        let mut batch = Chunk::default();
         source.next_batch(100, &mut batch);
         let lines: Vec<(u32, u64)> = batch.lines.iter().map(|l| (l.input, l.line)).collect();
         assert_eq!(lines, [(0, 1), (0, 2), (1, 1)]);
@@ -1058,7 +885,7 @@ mod tests {
                     failure: None,
                 };
                 let mut got = Vec::new();
-                let mut batch = Batch::default();
+                let mut batch = Chunk::default();
                 loop {
                     source.next_batch(max, &mut batch);
                     if batch.lines.is_empty() {
