@@ -155,6 +155,27 @@ fn payload() -> Vec<u8> {
     })
 }
 
+/// A repository with a project policy at its root, and the directory two
+/// levels down that the logged hook's call is made in.
+fn project_dir() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-baseline/project");
+    let deep = root.join("src/module");
+    let _ = std::fs::create_dir_all(root.join(".git"));
+    let _ = std::fs::create_dir_all(&deep);
+    let _ = std::fs::write(
+        root.join(".toolgate.toml"),
+        "mode = \"strict\"\n[rules]\ndeny = [\"shell:cmd=terraform destroy *\"]\n",
+    );
+    deep
+}
+
+/// The captured payload with its `cwd` set to `dir`.
+fn payload_in(dir: &Path) -> Vec<u8> {
+    let mut v: serde_json::Value = serde_json::from_slice(&payload()).unwrap_or_default();
+    v["cwd"] = serde_json::Value::from(dir.to_string_lossy().into_owned());
+    serde_json::to_vec(&v).unwrap_or_default()
+}
+
 fn bench(c: &mut Criterion) {
     let base = floor_program("baseline", BASELINE);
     let toolgate = std::env::var_os("TOOLGATE_BIN").map_or_else(
@@ -175,16 +196,19 @@ fn bench(c: &mut Criterion) {
             )
         })
     });
-    // The same with the decision log on: the answer, then one line
-    // appended (rotated at 1 MiB, so the file stays small).
+    // The whole of a hook's work: the decision log on (the answer, then one
+    // line appended, rotated at 1 MiB so the file stays small), and the call
+    // made two directories deep in a repository whose root holds a
+    // `.toolgate.toml`, so the project file is looked up, read and applied.
     let state = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-baseline/state");
     let state = state.to_str().unwrap_or_default().to_string();
+    let in_project = payload_in(&project_dir());
     g.bench_function("hook_claude_logged", |b| {
         b.iter(|| {
             run_env(
                 &toolgate,
                 &["hook", "--protocol", "claude", "--mode", "balanced"],
-                &payload,
+                &in_project,
                 &[("TOOLGATE_LOG", "1"), ("TOOLGATE_STATE_DIR", &state)],
             )
         })
