@@ -430,6 +430,13 @@ struct Walk<'c, 's> {
     seen: FxHashSet<(usize, String)>,
     /// The input span of the top-level command being examined.
     span: Option<[usize; 2]>,
+    /// Where an earlier `cd` of this command line moved the shell, as
+    /// written (`~/.claude`), while it is known: what a later command's
+    /// relative paths are judged from for self-protection.
+    moved_to: Option<String>,
+    /// An earlier `cd` went where nobody can follow (`cd "$X"`, `cd -`):
+    /// a relative path lands who knows where.
+    lost: bool,
 }
 
 impl<'c, 's> Walk<'c, 's> {
@@ -459,6 +466,8 @@ impl<'c, 's> Walk<'c, 's> {
             scratch,
             seen: FxHashSet::default(),
             span: None,
+            moved_to: None,
+            lost: false,
         }
     }
 
@@ -662,6 +671,9 @@ impl<'c, 's> Walk<'c, 's> {
         if !inv.plain_name {
             self.refuse_safe_with(|| format!("`{}` is not a plain command name", inv.written));
         }
+        if inv.name == "cd" || inv.name == "pushd" {
+            self.note_move(&inv);
+        }
         let c = self.c;
         let (tax, m) = (&c.tax, &c.matcher);
         // The groups are looked up once; the canonical form is built only
@@ -729,6 +741,13 @@ impl<'c, 's> Walk<'c, 's> {
             self.find_at(h, display.as_deref().unwrap_or(""), radius);
         }
         hits.clear();
+        if inv.name == "git" {
+            self.guard_git(&inv, &mut hits);
+            hits.clear();
+        } else if !destructive.is_empty() {
+            self.guard_spellings(&inv, spec, &destructive, &mut hits);
+            hits.clear();
+        }
         // Safe entries decide a label only for the one top-level command of
         // a command nothing has yet ruled out; `explain` shows them always.
         let may_be_safe = self.invocations == 1
@@ -925,6 +944,165 @@ impl<'c, 's> Walk<'c, 's> {
         }
     }
 
+    /// Follows `cd DIR` (and `pushd DIR`): later relative paths are
+    /// reached from `DIR`. A move nobody can follow (`cd -`, `cd "$X"`)
+    /// forgets where the shell is.
+    fn note_move(&mut self, inv: &Invocation<'_>) {
+        let mut dirs = inv
+            .args
+            .iter()
+            .filter(|w| !w.text.starts_with('-') || w.text == "-");
+        let dir = match (dirs.next(), dirs.next()) {
+            (None, _) => Some("~".to_string()),
+            (Some(w), None) if w.literal && w.text != "-" => Some(match &self.moved_to {
+                Some(from) if !w.text.starts_with(['/', '~']) => format!("{from}/{}", w.text),
+                _ => w.text.to_string(),
+            }),
+            _ => None,
+        };
+        // Lost stays lost until a move to a fixed place.
+        let fixed = dir.as_deref().is_some_and(|d| d.starts_with(['/', '~']));
+        self.lost = dir.is_none() || (self.lost && !fixed);
+        self.moved_to = dir.filter(|_| !self.lost);
+    }
+
+    /// Self-protection sees a path as the shell reaches it: a guard file
+    /// spelled with `//`, `/./` or `..`, or named relative to a directory an
+    /// earlier `cd` moved to, is matched again in that spelling, and only
+    /// the guard-tamper entries of that second look count (every other
+    /// entry already judged the words as written).
+    fn guard_spellings(
+        &mut self,
+        inv: &Invocation<'_>,
+        spec: Option<&crate::taxonomy::CommandSpec>,
+        groups: &crate::matcher::Applicable<'_>,
+        hits: &mut Vec<usize>,
+    ) {
+        let cd = self.moved_to.as_deref();
+        // (No allocation for the usual command, whose words are as written.)
+        let mut args: Vec<Word> = Vec::new();
+        for (i, w) in inv.args.iter().enumerate() {
+            if w.text.starts_with('-') {
+                continue;
+            }
+            if let Some(text) = crate::guard_paths::as_reached(cd, &w.text) {
+                if args.is_empty() {
+                    args = inv.args.to_vec();
+                }
+                args[i].text = text.into();
+            }
+        }
+        if args.is_empty() {
+            return;
+        }
+        let moved = Invocation {
+            args: Cow::Owned(args),
+            ..inv.clone()
+        };
+        let tax = &self.c.tax;
+        let canon = canonical_with(&moved, spec, tax, String::new());
+        if self
+            .c
+            .matcher
+            .command_matches(tax, groups, &canon, hits)
+            .is_err()
+        {
+            return;
+        }
+        let display = moved.display();
+        for &h in hits.iter() {
+            if self.is_guard_entry(h) {
+                self.find_at(h, &display, None);
+            }
+        }
+    }
+
+    /// git's own deletes and overwrites of a file (`git rm`, `mv`,
+    /// `checkout`, `restore`, `clean`, with `-C DIR` read as a move) are
+    /// judged as the `rm` of that file they amount to, so a guard file
+    /// reached that way is self-protection's too. (A `guard-path` entry in
+    /// git's own group would do the same, but joined to git's other
+    /// patterns it doubled the automaton every git command is searched
+    /// with.)
+    fn guard_git(&mut self, inv: &Invocation<'_>, hits: &mut Vec<usize>) {
+        const FILE_CHANGES: [&str; 5] = ["rm", "mv", "checkout", "restore", "clean"];
+        const TAKES_VALUE: [&str; 6] = [
+            "-C",
+            "-c",
+            "--git-dir",
+            "--work-tree",
+            "--namespace",
+            "--exec-path",
+        ];
+        let mut dir: Option<String> = self.moved_to.clone();
+        let mut words = inv.args.iter();
+        let mut sub = None;
+        while let Some(w) = words.next() {
+            let t = w.text.as_str();
+            if TAKES_VALUE.contains(&t) {
+                let value = words.next();
+                if t == "-C" {
+                    dir = value.filter(|v| v.literal).map(|v| match &dir {
+                        Some(from) if !v.text.starts_with(['/', '~']) => {
+                            format!("{from}/{}", v.text)
+                        }
+                        _ => v.text.to_string(),
+                    });
+                }
+            } else if !t.starts_with('-') {
+                sub = Some(t);
+                break;
+            }
+        }
+        if !sub.is_some_and(|s| FILE_CHANGES.contains(&s)) {
+            return;
+        }
+        let rest: Vec<&Word> = words.collect();
+        if rest
+            .iter()
+            .any(|w| matches!(w.text.as_str(), "--cached" | "-n" | "--dry-run"))
+        {
+            return;
+        }
+        let guard = crate::guard_paths::GuardPaths::default();
+        let reached: Vec<Word> = rest
+            .iter()
+            .filter(|w| !w.text.starts_with('-'))
+            .filter_map(|w| {
+                let text = crate::guard_paths::as_reached(dir.as_deref(), &w.text)
+                    .or_else(|| guard.protects(&w.text).map(|_| w.text.to_string()))?;
+                Some(Word {
+                    text: text.into(),
+                    ..(*w).clone()
+                })
+            })
+            .collect();
+        if reached.is_empty() {
+            return;
+        }
+        let as_rm = Invocation {
+            name: "rm".into(),
+            written: "rm".into(),
+            args: Cow::Owned(reached),
+            keeps_safe: true,
+            plain_name: true,
+            ..Invocation::default()
+        };
+        let (tax, m) = (&self.c.tax, &self.c.matcher);
+        let groups = m.groups_for(&m.destructive, "rm");
+        let spec = normalize::command_spec(&as_rm, tax);
+        let canon = canonical_with(&as_rm, spec, tax, String::new());
+        if m.command_matches(tax, &groups, &canon, hits).is_err() {
+            return;
+        }
+        let display = inv.display();
+        for &h in hits.iter() {
+            if self.is_guard_entry(h) {
+                self.find_at(h, &display, None);
+            }
+        }
+    }
+
     /// Notes a part that moves the shell somewhere other than the working
     /// directory (`cd src`), which later parts then run in.
     fn part_moves(&mut self, name: &str, args: &[&str]) {
@@ -946,11 +1124,28 @@ impl<'c, 's> Walk<'c, 's> {
         }
         let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
         let targets = crate::landing::targets(&inv.name, &args);
-        Some(crate::landing::radius_of_targets(
-            &targets,
-            &self.ctx,
-            entry.blast_radius,
-        ))
+        // After `cd DIR`, a relative target lands in DIR (`cd /etc && rm
+        // hosts` removes `/etc/hosts`).
+        let moved: Vec<String>;
+        let targets: Vec<&str> = match &self.moved_to {
+            Some(dir) => {
+                moved = targets
+                    .iter()
+                    .map(|t| match t.starts_with(['/', '~', '$']) {
+                        true => t.to_string(),
+                        false => format!("{dir}/{t}"),
+                    })
+                    .collect();
+                moved.iter().map(String::as_str).collect()
+            }
+            None => targets,
+        };
+        let radius = crate::landing::radius_of_targets(&targets, &self.ctx, entry.blast_radius);
+        let somewhere = self.lost && targets.iter().any(|t| !t.starts_with(['/', '~', '$']));
+        Some(match somewhere {
+            true => radius.max(entry.blast_radius),
+            false => radius,
+        })
     }
 
     /// Is entry `rule_index` of the [`GUARD_TAMPER`](crate::guard_paths::GUARD_TAMPER) category?
@@ -1240,6 +1435,32 @@ mod tests {
         }
         for written in [" ls", "\u{a0}ls", "ls", "\tls "] {
             assert_ne!(c.classify(written).reason, "empty command", "{written:?}");
+        }
+    }
+
+    #[test]
+    fn a_relative_target_lands_where_cd_moved() {
+        use BlastRadius::{High, Low, Medium};
+        let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+        for (command, radius) in [
+            // Moved to a system directory, a home, a temporary one.
+            ("cd /etc && rm hosts", High),
+            ("cd /etc; cd nginx; rm nginx.conf", High),
+            ("cd ~ && rm .bashrc", High),
+            ("cd /tmp && rm x", Low),
+            ("cd ~/proj && rm notes.txt", Medium),
+            // Where it started, and back to a fixed place after a lost one.
+            ("cd src && rm x.o", Low),
+            ("cd \"$D\" && cd /tmp && rm x", Low),
+            // Absolute targets do not care where the shell is.
+            ("cd /etc && rm /tmp/x", Low),
+        ] {
+            let label = c.classify(command);
+            assert_eq!(
+                (label.class, label.blast_radius),
+                (Class::Destructive, radius),
+                "{command:?}: {label:?}"
+            );
         }
     }
 }

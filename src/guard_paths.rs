@@ -18,10 +18,12 @@
 //! the home directory, and a directory holding one (`~/.claude`, `.github`)
 //! counts too, since deleting or moving it removes the file. A glob in a
 //! component (`~/.claude/*`) counts when it could match the protected name.
-//! What is not seen: a path built at run time (`$DIR/settings.json`) or
-//! reached from another directory (`cd ~/.claude && rm settings.json`);
-//! those stay with their ordinary label, which no mode but autonomous
-//! allows without asking when it is destructive.
+//! A shell word is also judged as the shell reaches it ([`as_reached`]):
+//! after `.`, `..` and doubled slashes are resolved, and from the directory
+//! an earlier `cd` of the same command line moved to. What is not seen: a
+//! path built at run time (`$DIR/settings.json`, `cd "$X"`); that stays with
+//! its ordinary label, which no mode but autonomous allows without asking
+//! when it is destructive.
 
 use serde_json::Value;
 
@@ -122,8 +124,16 @@ impl GuardPaths {
     /// ```
     pub fn protects(&self, path: &str) -> Option<&'static str> {
         let parts = self.components(path);
+        // A path reaches a protected one only through a component that is,
+        // or a glob that could be, its first: most paths have none, and are
+        // let go before the table is walked.
+        if !parts.iter().copied().any(could_start_protected) {
+            return None;
+        }
+        let glob = parts.iter().any(|c| c.contains(['*', '?', '[']));
         PROTECTED
             .iter()
+            .filter(|p| glob || p.parts.first().is_some_and(|first| parts.contains(first)))
             .find(|p| reaches(&parts, p.parts))
             .map(|p| p.what)
     }
@@ -197,6 +207,115 @@ fn reaches(path: &[&str], protected: &[&str]) -> bool {
     // holds Windsurf's system hooks, but is not toolgate's to guard.
     let first = usize::from(!protected.first().is_some_and(|p| p.starts_with('.')));
     (1 + first..=protected.len()).any(|n| ends_with(path, &protected[..n]))
+}
+
+/// A shell word naming a guard path as the shell will reach it, spelled
+/// the way the taxonomy's `guard-path` shape reads: `.` and empty
+/// components dropped, `..` applied lexically, and a relative path put
+/// under `cd`, the directory an earlier `cd` of the same command line moved
+/// to. `None` when that is the word as written (most words) or no guard
+/// path, so the caller looks again only at words a spelling hid a guard
+/// path in (`rm .claude//settings.json`, `cd ~/.claude && rm settings.json`).
+///
+/// ```
+/// use toolgate::guard_paths::as_reached;
+/// assert_eq!(as_reached(None, ".claude/agents/../settings.json").as_deref(), Some(".claude/settings.json"));
+/// assert_eq!(as_reached(Some("~/.claude"), "settings.json").as_deref(), Some("~/.claude/settings.json"));
+/// assert_eq!(as_reached(Some("~/.claude"), "/etc/hosts"), None);
+/// assert_eq!(as_reached(None, "src/main.rs"), None);
+/// assert_eq!(as_reached(None, "src/../main.rs"), None); // no guard path
+/// ```
+pub fn as_reached(cd: Option<&str>, word: &str) -> Option<String> {
+    let moved = cd.is_some() && !is_rooted(word);
+    if !moved && !needs_cleaning(word) {
+        return None;
+    }
+    // Cleaning only drops components: a path none of whose components
+    // could start a protected one stays unprotected, and is let go here
+    // before anything is allocated.
+    let from = cd.filter(|_| moved).unwrap_or("");
+    if !from
+        .split('/')
+        .chain(word.split('/'))
+        .any(could_start_protected)
+    {
+        return None;
+    }
+    let joined;
+    let path = match cd {
+        Some(dir) if !is_rooted(word) => {
+            joined = format!("{dir}/{word}");
+            joined.as_str()
+        }
+        _ => word,
+    };
+    let clean = lexically_clean(path);
+    (clean != word && GuardPaths::default().protects(&clean).is_some()).then_some(clean)
+}
+
+/// Could a path component be the first of a protected path: that very
+/// name, an XDG variable (which stands for one), or a glob that could match
+/// one? (No protected path's first component has a wildcard, so a plain
+/// component matches one only by being equal: a test keeps it so.)
+fn could_start_protected(part: &str) -> bool {
+    part.starts_with('$')
+        || part.bytes().any(|b| matches!(b, b'*' | b'?' | b'['))
+        || ((part.starts_with('.') || part == "etc")
+            && PROTECTED.iter().any(|p| p.parts.first() == Some(&part)))
+}
+
+/// Could [`lexically_clean`] change `path`? (Asked of every argument of a
+/// command with destructive entries, so it allocates nothing.)
+fn needs_cleaning(path: &str) -> bool {
+    let b = path.as_bytes();
+    // A word without a slash is one component: `.` and `..` stay as they are.
+    if !b.contains(&b'/') {
+        return false;
+    }
+    b.split(|&c| c == b'/')
+        .skip(1)
+        .any(|c| matches!(c, b"" | b"." | b".."))
+        || b.starts_with(b"./")
+}
+
+/// Does `path` start from a fixed place (`/`, the home directory, an XDG
+/// base directory), not from where the shell is?
+fn is_rooted(path: &str) -> bool {
+    path.starts_with(['/', '~', '$'])
+}
+
+/// `path` with `.` and empty components dropped and `..` applied, keeping
+/// its root (`/`, `~/`, `$HOME/`, `${XDG_…}/`). A `..` that climbs above a
+/// relative start is kept; above a root it stays at the root, as the
+/// kernel does.
+fn lexically_clean(path: &str) -> String {
+    let (root, rest) = match path.split_once('/') {
+        Some(("", rest)) => ("/", rest),
+        Some((first, rest)) if first == "~" || first.starts_with('$') => (first, rest),
+        _ if path == "~" || path.starts_with('$') && !path.contains('/') => return path.into(),
+        _ => ("", path),
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            ".." if !root.is_empty() => {}
+            part => parts.push(part),
+        }
+    }
+    let mut out = String::with_capacity(path.len());
+    out.push_str(root);
+    if !root.is_empty() && root != "/" && !parts.is_empty() {
+        out.push('/');
+    }
+    out.push_str(&parts.join("/"));
+    if out.is_empty() {
+        out.push('.');
+    }
+    out
 }
 
 /// Do `path`'s last components match `tail`, one for one?
@@ -286,6 +405,90 @@ pub fn tampered_path<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_as_the_shell_reaches_them() {
+        let cases: &[(Option<&str>, &str, Option<&str>)] = &[
+            // Unchanged words: nothing to look at again.
+            (None, "settings.json", None),
+            (None, "~/.claude/settings.json", None),
+            (None, "/etc/hosts", None),
+            (Some("/tmp"), "/etc/hosts", None),
+            (Some("x"), "~/notes", None),
+            (Some("x"), "$HOME/notes", None),
+            (None, "https://example.com/x", None),
+            (None, "s/a/b/", None),
+            // Spellings resolved as text, kept when they reach a guard path.
+            (
+                None,
+                ".claude//settings.json",
+                Some(".claude/settings.json"),
+            ),
+            (None, "./a/./.toolgate.toml", Some("a/.toolgate.toml")),
+            (
+                None,
+                "a/../../.codex/config.toml",
+                Some("../.codex/config.toml"),
+            ),
+            (None, "/../home/me/.claude/", Some("/home/me/.claude")),
+            (None, "~/./.claude", Some("~/.claude")),
+            (None, "$HOME/x/../.claude", Some("$HOME/.claude")),
+            (None, "a//b", None),
+            (None, ".claude/agents/../notes.md", None),
+            // From where a `cd` moved.
+            (
+                Some("~/.claude"),
+                "settings.json",
+                Some("~/.claude/settings.json"),
+            ),
+            (
+                Some(".claude/agents"),
+                "../settings.json",
+                Some(".claude/settings.json"),
+            ),
+            (Some("~/.claude"), "*", Some("~/.claude/*")),
+            (Some("~/.claude"), "agents/old.md", None),
+            (Some("/srv"), "settings.json", None),
+        ];
+        for &(cd, word, want) in cases {
+            assert_eq!(as_reached(cd, word).as_deref(), want, "{cd:?} {word:?}");
+        }
+    }
+
+    #[test]
+    fn every_protected_path_starts_where_the_quick_check_looks() {
+        for p in PROTECTED {
+            let first = p.parts.first().copied().unwrap_or_default();
+            assert!(
+                !first.is_empty() && !first.contains(['*', '?', '[']),
+                "{:?}",
+                p.parts
+            );
+        }
+        assert!(could_start_protected(".claude") && could_start_protected("etc"));
+        assert!(could_start_protected("*") && could_start_protected("$XDG_CONFIG_HOME"));
+        assert!(!could_start_protected(".git") && !could_start_protected("src"));
+    }
+
+    #[test]
+    fn paths_are_cleaned_as_text() {
+        for (path, want) in [
+            ("a//b", "a/b"),
+            ("./a/./b/", "a/b"),
+            ("a/../../b", "../b"),
+            ("/../etc", "/etc"),
+            ("~/./x", "~/x"),
+            ("~/x/..", "~"),
+            ("$HOME/x/../y", "$HOME/y"),
+            ("a/..", "."),
+            ("/", "/"),
+        ] {
+            assert_eq!(lexically_clean(path), want, "{path:?}");
+        }
+        for unchanged in ["a", ".", "..", "~", "$HOME", "a/b", "/x/y"] {
+            assert!(!needs_cleaning(unchanged) || lexically_clean(unchanged) == unchanged);
+        }
+    }
 
     #[test]
     fn protected_paths() {

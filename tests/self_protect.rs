@@ -36,6 +36,22 @@ const TAMPER: &[&str] = &[
     "toolgate uninstall",
     "toolgate install",
     "git status && rm ~/.claude/settings.json",
+    // Reached after a `cd`, or spelled so the name is hidden.
+    "cd ~/.claude && rm settings.json",
+    "cd .claude; rm settings.json",
+    "cd ~ && cd .claude && echo {} > settings.json",
+    "cd .claude/agents && rm ../settings.json",
+    "pushd ~/.config/toolgate && rm config.toml",
+    "cd ~/.claude && sed -i /toolgate/d settings.json",
+    "rm .claude/agents/../settings.json",
+    "rm .claude//settings.json",
+    "rm ~/.claude/./settings.json",
+    "rm -rf ./build/../.claude/",
+    // git's own ways of deleting or overwriting a file.
+    "git rm .claude/settings.json",
+    "git checkout -- .claude/settings.json",
+    "git restore .codex/config.toml",
+    "cd project && git rm .toolgate.toml",
 ];
 
 /// Near misses: reads, and writes elsewhere.
@@ -47,6 +63,13 @@ const NOT_TAMPER: &[&str] = &[
     "rm .github/workflows/old.yml",
     "echo hi > notes.txt",
     "toolgate classify ls",
+    "cd /tmp && rm settings.json",
+    "cd .claude && rm agents/old.md",
+    "cd src && rm -rf build",
+    "cd ~ && rm -rf .config/nvim",
+    "git rm --cached .claude/settings.json",
+    "git diff .claude/settings.json",
+    "rm build/../notes.txt",
 ];
 
 fn gate(mode: &str, allow: &[&str]) -> Gate<'static> {
@@ -221,6 +244,10 @@ fn gate_and_taxonomy_agree_on_guard_paths() {
         ".toolgate.toml",
         "~/.local/state/toolgate/decisions.jsonl",
         "~/.claude/*",
+        "~/.claude/./settings.json",
+        ".claude//settings.json",
+        "src/../.toolgate.toml",
+        "~/.config/nvim/../toolgate/config.toml",
         "src/main.rs",
         "~/.claude/agents/x.md",
         "~/.claude/settings.json.bak",
