@@ -207,7 +207,6 @@ pub fn matched_name<'a>(inv: &'a Invocation<'_>, spec: Option<&'a CommandSpec>) 
 
 /// [`canonical_into`] with the command word's conventions already looked
 /// up by [`command_spec`].
-#[inline]
 pub fn canonical_with(
     inv: &Invocation<'_>,
     spec: Option<&CommandSpec>,
