@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::compound::CompoundPolicy;
 use super::mode::{Decision, Mode, ModeChoice, ModeSetting};
 use super::rules::Rules;
-use crate::classify::{Classifier, Context};
+use crate::classify::{Assessment, Classifier, Context};
 use crate::guard_paths::{tampered_path, GuardPaths, GUARD_TAMPER};
 use crate::label::{BlastRadius, Class, Label, Origin};
 
@@ -320,6 +320,23 @@ impl<'c> Gate<'c> {
         confidence: Option<f64>,
         ctx: &Context<'_>,
     ) -> Verdict {
+        let assessment = self.assess_in(tool, args, hints, ctx);
+        self.decide_assessed(tool, args, hints, confidence, assessment)
+    }
+
+    /// What the gate's decision rests on for one call made in `ctx`: the
+    /// label (a file edit of the guard's own files labelled so), and
+    /// whether a compound command's every part is safe. A caller deciding
+    /// the same call under a second gate that labels it alike (the project
+    /// policy's, for a shell call) hands this to [`Gate::decide_assessed`]
+    /// rather than classifying the command again.
+    pub fn assess_in(
+        &self,
+        tool: &str,
+        args: &Value,
+        hints: Option<Hints>,
+        ctx: &Context<'_>,
+    ) -> Assessment {
         let hints = hints
             .or_else(|| self.hints.get(tool).copied())
             .unwrap_or_default();
@@ -340,6 +357,23 @@ impl<'c> Gate<'c> {
                 assessment.every_part_safe = false;
             }
         }
+        assessment
+    }
+
+    /// Decides one call on an [`Assessment`] made by [`Gate::assess_in`]
+    /// (of this gate, or of one that labels the call alike).
+    pub fn decide_assessed(
+        &self,
+        tool: &str,
+        args: &Value,
+        hints: Option<Hints>,
+        confidence: Option<f64>,
+        assessment: Assessment,
+    ) -> Verdict {
+        let hints = hints
+            .or_else(|| self.hints.get(tool).copied())
+            .unwrap_or_default();
+        let shell = self.is_shell_tool(tool);
         let label = assessment.label;
         // Self-protection comes before every rule: an allow rule cannot
         // grant a call that would switch the gate off, and a profile is

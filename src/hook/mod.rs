@@ -441,7 +441,15 @@ pub fn respond_traced(
                 Some(_) | None if !shell => trace.args = Some(request.tool_input.clone()),
                 _ => return refuse("the shell call has no command", Some(&request)),
             }
-            let verdict = gate.decide_in(&request.tool_name, &request.tool_input, None, &ctx);
+            let assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
+            let shell_assessed = shell.then(|| assessed.clone());
+            let verdict = gate.decide_assessed(
+                &request.tool_name,
+                &request.tool_input,
+                None,
+                None,
+                assessed,
+            );
             // A file edit that does not touch the guard's own files, and
             // that no rule decided, is not toolgate's to judge.
             let edit_elsewhere = is_file_edit_tool(&request.tool_name)
@@ -465,7 +473,13 @@ pub fn respond_traced(
                 && verdict.label.class == Class::Unknown
                 && !verdict.source.starts_with("rule_");
             let verdict = match project {
-                Some(p) => p.tighten(verdict, &request.tool_name, &request.tool_input, &ctx),
+                Some(p) => p.tighten(
+                    verdict,
+                    &request.tool_name,
+                    &request.tool_input,
+                    &ctx,
+                    shell_assessed.as_ref(),
+                ),
                 None => verdict,
             };
             if !shell && unknown_to_toolgate && !verdict.source.starts_with("project_rule_") {
@@ -556,9 +570,11 @@ fn decide_commands(
     let mut decisive: Option<(Verdict, &str)> = None;
     for command in commands {
         let args = serde_json::json!({ "command": command });
-        let verdict = gate.decide_in(tool, &args, None, ctx);
+        let assessed = gate.assess_in(tool, &args, None, ctx);
+        let shell_assessed = gate.is_shell_tool(tool).then(|| assessed.clone());
+        let verdict = gate.decide_assessed(tool, &args, None, None, assessed);
         let verdict = match project {
-            Some(p) => p.tighten(verdict, tool, &args, ctx),
+            Some(p) => p.tighten(verdict, tool, &args, ctx, shell_assessed.as_ref()),
             None => verdict,
         };
         if decisive

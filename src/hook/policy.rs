@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::config::HookConfig;
-use crate::classify::{Classifier, Context};
+use crate::classify::{Assessment, Classifier, Context};
 use crate::gate::{CompoundPolicy, Gate, GateConfig, Mode, ModeSetting, Rules, Verdict};
 use crate::tools::{Hints, DEFAULT_SHELL_TOOLS};
 
@@ -230,8 +230,25 @@ impl ProjectGate<'_> {
     /// The more restrictive of the user's verdict and the project's for the
     /// same call; the user's on a tie. A project verdict that wins says so
     /// in its reason (naming the file) and its source (`project_…`).
-    pub fn tighten(&self, user: Verdict, tool: &str, args: &Value, ctx: &Context<'_>) -> Verdict {
-        let project = self.gate.decide_in(tool, args, None, ctx);
+    ///
+    /// `assessed` is what the user's gate assessed the call as
+    /// ([`Gate::assess_in`]), when it read the tool as a shell: a shell call
+    /// is labelled alike by both gates (the same classifier, the same
+    /// place), so it is not classified a second time.
+    pub fn tighten(
+        &self,
+        user: Verdict,
+        tool: &str,
+        args: &Value,
+        ctx: &Context<'_>,
+        assessed: Option<&Assessment>,
+    ) -> Verdict {
+        let project = match assessed {
+            Some(a) if self.gate.is_shell_tool(tool) => {
+                self.gate.decide_assessed(tool, args, None, None, a.clone())
+            }
+            _ => self.gate.decide_in(tool, args, None, ctx),
+        };
         if project.decision <= user.decision {
             return user;
         }
@@ -364,6 +381,45 @@ mod tests {
         ] {
             let e = ProjectPolicy::parse("p.toml", text).map(|_| ()).err();
             assert_eq!(e.as_ref().map(|e| e.line), Some(line), "{text:?}: {e:?}");
+        }
+    }
+
+    /// The user's assessment handed over gives the verdict the project
+    /// gate reaches classifying the call itself.
+    #[test]
+    fn a_shared_assessment_tightens_as_a_fresh_one() {
+        let classifier = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
+        let text = "mode = \"strict\"\nshell_tools = [\"run\"]\n[rules]\ndeny = [\"shell:cmd=terraform destroy *\"]\nask = [\"shell:cmd=git push *\"]\n";
+        let policy = ProjectPolicy::parse("p.toml", text).unwrap_or_else(|e| panic!("{e}"));
+        let ctx = Context { cwd: Some("/app") };
+        for user_mode in [Mode::Autonomous, Mode::Balanced, Mode::Strict] {
+            let user = GateConfig {
+                mode: user_mode.into(),
+                ..GateConfig::default()
+            };
+            let project = policy.gate(classifier, &user);
+            let gate = Gate::new(classifier, user);
+            for command in [
+                "ls",
+                "cat /app/src/main.rs",
+                "rm -rf build",
+                "terraform destroy -auto-approve",
+                "git push origin main",
+                "git status && ls",
+                "cd ~/.claude && rm settings.json",
+            ] {
+                let args = serde_json::json!({ "command": command });
+                let assessed = gate.assess_in("Bash", &args, None, &ctx);
+                let verdict = gate.decide_assessed("Bash", &args, None, None, assessed.clone());
+                assert_eq!(
+                    verdict,
+                    gate.decide_in("Bash", &args, None, &ctx),
+                    "{command:?}"
+                );
+                let shared = project.tighten(verdict.clone(), "Bash", &args, &ctx, Some(&assessed));
+                let fresh = project.tighten(verdict, "Bash", &args, &ctx, None);
+                assert_eq!(shared, fresh, "{user_mode:?} {command:?}");
+            }
         }
     }
 }
