@@ -1125,18 +1125,21 @@ impl<'c, 's> Walk<'c, 's> {
         let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
         let targets = crate::landing::targets(&inv.name, &args);
         // After `cd DIR`, a relative target lands in DIR (`cd /etc && rm
-        // hosts` removes `/etc/hosts`).
+        // hosts` removes `/etc/hosts`), or, when the `cd` failed and the
+        // command ran anyway (`cd /etc; rm hosts`), where the shell was:
+        // the worse of the two counts.
         let moved: Vec<String>;
         let targets: Vec<&str> = match &self.moved_to {
             Some(dir) => {
                 moved = targets
                     .iter()
-                    .map(|t| match t.starts_with(['/', '~', '$']) {
-                        true => t.to_string(),
-                        false => format!("{dir}/{t}"),
-                    })
+                    .filter(|t| !t.starts_with(['/', '~', '$']))
+                    .map(|t| format!("{dir}/{t}"))
                     .collect();
-                moved.iter().map(String::as_str).collect()
+                targets
+                    .into_iter()
+                    .chain(moved.iter().map(String::as_str))
+                    .collect()
             }
             None => targets,
         };
@@ -1449,6 +1452,8 @@ mod tests {
             ("cd ~ && rm .bashrc", High),
             ("cd /tmp && rm x", Low),
             ("cd ~/proj && rm notes.txt", Medium),
+            // A failed `cd` leaves the shell where it was: the worse counts.
+            ("cd /tmp/a; rm -rf ../x", High),
             // Where it started, and back to a fixed place after a lost one.
             ("cd src && rm x.o", Low),
             ("cd \"$D\" && cd /tmp && rm x", Low),
