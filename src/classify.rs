@@ -954,10 +954,9 @@ impl<'c, 's> Walk<'c, 's> {
             .filter(|w| !w.text.starts_with('-') || w.text == "-");
         let dir = match (dirs.next(), dirs.next()) {
             (None, _) => Some("~".to_string()),
-            (Some(w), None) if w.literal && w.text != "-" => Some(match &self.moved_to {
-                Some(from) if !w.text.starts_with(['/', '~']) => format!("{from}/{}", w.text),
-                _ => w.text.to_string(),
-            }),
+            (Some(w), None) if w.literal && w.text != "-" => {
+                Some(moved_from(self.moved_to.as_deref(), &w.text))
+            }
             _ => None,
         };
         // Lost stays lost until a move to a fixed place.
@@ -999,8 +998,22 @@ impl<'c, 's> Walk<'c, 's> {
             args: Cow::Owned(args),
             ..inv.clone()
         };
+        self.find_guard_entries(&moved, spec, groups, &moved.display(), hits);
+    }
+
+    /// Matches `inv` against `groups` and records the guard-tamper entries
+    /// among the hits (the others already judged the words as written),
+    /// shown as `display`.
+    fn find_guard_entries(
+        &mut self,
+        inv: &Invocation<'_>,
+        spec: Option<&crate::taxonomy::CommandSpec>,
+        groups: &crate::matcher::Applicable<'_>,
+        display: &str,
+        hits: &mut Vec<usize>,
+    ) {
         let tax = &self.c.tax;
-        let canon = canonical_with(&moved, spec, tax, String::new());
+        let canon = canonical_with(inv, spec, tax, String::new());
         if self
             .c
             .matcher
@@ -1009,10 +1022,9 @@ impl<'c, 's> Walk<'c, 's> {
         {
             return;
         }
-        let display = moved.display();
         for &h in hits.iter() {
             if self.is_guard_entry(h) {
-                self.find_at(h, &display, None);
+                self.find_at(h, display, None);
             }
         }
     }
@@ -1034,7 +1046,7 @@ impl<'c, 's> Walk<'c, 's> {
             "--namespace",
             "--exec-path",
         ];
-        let mut dir: Option<String> = self.moved_to.clone();
+        let mut dir: Option<Cow<'_, str>> = self.moved_to.as_deref().map(Cow::Borrowed);
         let mut words = inv.args.iter();
         let mut sub = None;
         while let Some(w) = words.next() {
@@ -1042,12 +1054,9 @@ impl<'c, 's> Walk<'c, 's> {
             if TAKES_VALUE.contains(&t) {
                 let value = words.next();
                 if t == "-C" {
-                    dir = value.filter(|v| v.literal).map(|v| match &dir {
-                        Some(from) if !v.text.starts_with(['/', '~']) => {
-                            format!("{from}/{}", v.text)
-                        }
-                        _ => v.text.to_string(),
-                    });
+                    dir = value
+                        .filter(|v| v.literal)
+                        .map(|v| Cow::Owned(moved_from(dir.as_deref(), &v.text)));
                 }
             } else if !t.starts_with('-') {
                 sub = Some(t);
@@ -1088,19 +1097,10 @@ impl<'c, 's> Walk<'c, 's> {
             plain_name: true,
             ..Invocation::default()
         };
-        let (tax, m) = (&self.c.tax, &self.c.matcher);
-        let groups = m.groups_for(&m.destructive, "rm");
-        let spec = normalize::command_spec(&as_rm, tax);
-        let canon = canonical_with(&as_rm, spec, tax, String::new());
-        if m.command_matches(tax, &groups, &canon, hits).is_err() {
-            return;
-        }
-        let display = inv.display();
-        for &h in hits.iter() {
-            if self.is_guard_entry(h) {
-                self.find_at(h, &display, None);
-            }
-        }
+        let c = self.c;
+        let groups = c.matcher.groups_for(&c.matcher.destructive, "rm");
+        let spec = normalize::command_spec(&as_rm, &c.tax);
+        self.find_guard_entries(&as_rm, spec, &groups, &inv.display(), hits);
     }
 
     /// Notes a part that moves the shell somewhere other than the working
@@ -1133,7 +1133,7 @@ impl<'c, 's> Walk<'c, 's> {
             Some(dir) => {
                 moved = targets
                     .iter()
-                    .filter(|t| !t.starts_with(['/', '~', '$']))
+                    .filter(|t| !crate::guard_paths::is_rooted(t))
                     .map(|t| format!("{dir}/{t}"))
                     .collect();
                 targets
@@ -1144,7 +1144,7 @@ impl<'c, 's> Walk<'c, 's> {
             None => targets,
         };
         let radius = crate::landing::radius_of_targets(&targets, &self.ctx, entry.blast_radius);
-        let somewhere = self.lost && targets.iter().any(|t| !t.starts_with(['/', '~', '$']));
+        let somewhere = self.lost && targets.iter().any(|t| !crate::guard_paths::is_rooted(t));
         Some(match somewhere {
             true => radius.max(entry.blast_radius),
             false => radius,
@@ -1416,6 +1416,16 @@ fn source_of(cmd: &SimpleCommand, tax: &Taxonomy) -> Option<&'static str> {
         .chain(DECODERS)
         .find(|d| **d == name)
         .copied()
+}
+
+/// Where `cd DIR` (or `git -C DIR`) leads from `from`, the directory an
+/// earlier move led to, if any: `DIR` itself when it is absolute or starts
+/// at the home directory, else `DIR` below `from`.
+fn moved_from(from: Option<&str>, dir: &str) -> String {
+    match from {
+        Some(from) if !dir.starts_with(['/', '~']) => format!("{from}/{dir}"),
+        _ => dir.to_string(),
+    }
 }
 
 /// Programs that turn hidden text back into a script.

@@ -144,15 +144,7 @@ impl GuardPaths {
     fn components<'p>(&self, path: &'p str) -> Vec<&'p str> {
         let mut out: Vec<&str> = Vec::new();
         let rest = self.strip_xdg(path, &mut out);
-        for part in rest.split(['/', '\\']) {
-            match part {
-                "" | "." => {}
-                ".." if out.last().is_some_and(|l| *l != "..") => {
-                    out.pop();
-                }
-                part => out.push(part),
-            }
-        }
+        push_components(rest.split(['/', '\\']), &mut out, false);
         out
     }
 
@@ -280,7 +272,7 @@ fn needs_cleaning(path: &str) -> bool {
 
 /// Does `path` start from a fixed place (`/`, the home directory, an XDG
 /// base directory), not from where the shell is?
-fn is_rooted(path: &str) -> bool {
+pub(crate) fn is_rooted(path: &str) -> bool {
     path.starts_with(['/', '~', '$'])
 }
 
@@ -296,16 +288,7 @@ fn lexically_clean(path: &str) -> String {
         _ => ("", path),
     };
     let mut parts: Vec<&str> = Vec::new();
-    for part in rest.split('/') {
-        match part {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|l| *l != "..") => {
-                parts.pop();
-            }
-            ".." if !root.is_empty() => {}
-            part => parts.push(part),
-        }
-    }
+    push_components(rest.split('/'), &mut parts, !root.is_empty());
     let mut out = String::with_capacity(path.len());
     out.push_str(root);
     if !root.is_empty() && root != "/" && !parts.is_empty() {
@@ -316,6 +299,27 @@ fn lexically_clean(path: &str) -> String {
         out.push('.');
     }
     out
+}
+
+/// Pushes path components onto `out` with `.` and empty ones dropped and
+/// `..` applied to what is there. A `..` with nothing left to climb out of
+/// is kept, unless the path starts `at_root`, where it stays, as the kernel
+/// does.
+fn push_components<'p>(
+    parts: impl Iterator<Item = &'p str>,
+    out: &mut Vec<&'p str>,
+    at_root: bool,
+) {
+    for part in parts {
+        match part {
+            "" | "." => {}
+            ".." if out.last().is_some_and(|l| *l != "..") => {
+                out.pop();
+            }
+            ".." if at_root => {}
+            part => out.push(part),
+        }
+    }
 }
 
 /// Do `path`'s last components match `tail`, one for one?
