@@ -293,10 +293,10 @@ fn unclassified(
 ) -> Vec<String> {
     let mut known: BTreeSet<&str> = BTreeSet::new();
     for opt in &spec.options {
-        known.extend(opt.names.iter().map(|n| n.as_ref()));
+        known.extend(opt.names.iter());
     }
-    known.extend(spec.help.iter().map(|h| h.as_ref()));
-    known.extend(spec.operators.iter().map(|h| h.as_ref()));
+    known.extend(spec.help.iter());
+    known.extend(spec.operators.iter());
     known.extend(extra.iter().map(String::as_str));
     documented
         .iter()

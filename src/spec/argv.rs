@@ -49,6 +49,14 @@ impl Refusal {
             why: why.into(),
         }
     }
+
+    /// A refusal whose reason nobody asked for.
+    fn unexplained() -> Refusal {
+        Refusal {
+            word: String::new(),
+            why: String::new(),
+        }
+    }
 }
 
 impl fmt::Display for Refusal {
@@ -88,6 +96,21 @@ pub fn check_args<'s>(
     Reader::new(specs, ctx, globs).spec(spec, name, args, 0)
 }
 
+/// [`check_args`] for a caller that reads no refusal's reason (a scan):
+/// the verdict is the same, a refusal says nothing.
+pub fn check_args_unexplained<'s>(
+    specs: &'s Specs,
+    spec: &'s Spec<'static>,
+    name: &str,
+    args: &[&str],
+    globs: &[&str],
+    ctx: &Context,
+) -> Result<Verdict<'s>, Refusal> {
+    let mut reader = Reader::new(specs, ctx, globs);
+    reader.reasons = false;
+    reader.spec(spec, name, args, 0)
+}
+
 /// Whether `name args…` only asks for help or a version, as its spec says
 /// the command honours (`rm --help`, `git push -h`): such a call prints
 /// text and exits, whatever the command would otherwise do.
@@ -101,7 +124,7 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
             return false;
         }
         if let [only] = args {
-            return spec.help.iter().chain(&spec.docs).any(|h| h == only);
+            return spec.help.iter().chain(&spec.docs).any(|h| h == *only);
         }
         if !spec.subcommands || args.len() < 2 {
             return false;
@@ -130,6 +153,10 @@ struct Reader<'s, 'c> {
     globs: &'c [&'c str],
     /// Every option given so far, across subcommands (for `requires`).
     given: std::cell::RefCell<Given<'s>>,
+    /// Refusals say why: false where nobody reads them (a scan), so the
+    /// commonest ones (an unknown option, an option that writes) format
+    /// and allocate nothing.
+    reasons: bool,
 }
 
 /// The options given: most commands give a few, which are kept in place
@@ -160,7 +187,7 @@ impl<'s> Given<'s> {
             .iter()
             .flatten()
             .chain(&self.more)
-            .any(|o| o.names.iter().any(|n| n == name))
+            .any(|o| o.names.contains(name))
     }
 }
 
@@ -188,6 +215,17 @@ impl<'s, 'c> Reader<'s, 'c> {
             ctx,
             globs,
             given: std::cell::RefCell::new(Given::default()),
+            reasons: true,
+        }
+    }
+
+    /// A refusal of `word`, whose reason `why` is built only when it will
+    /// be read.
+    fn refuse(&self, word: &str, why: impl FnOnce() -> String) -> Refusal {
+        if self.reasons {
+            Refusal::new(word, why())
+        } else {
+            Refusal::unexplained()
         }
     }
 
@@ -229,22 +267,19 @@ impl<'s, 'c> Reader<'s, 'c> {
         depth: usize,
     ) -> Result<Verdict<'s>, Refusal> {
         if let [only] = args {
-            if spec.help.iter().any(|h| h == only) {
+            if spec.help.contains(only) {
                 return Ok(Verdict { spec, help: true });
             }
         }
         if spec.help_only {
             if let [sub, only] = args {
-                if spec.help_subcommands.iter().any(|s| s == sub)
-                    && spec.subcommand_help.iter().any(|h| h == only)
-                {
+                if spec.help_subcommands.contains(sub) && spec.subcommand_help.contains(only) {
                     return Ok(Verdict { spec, help: true });
                 }
             }
-            return Err(Refusal::new(
-                args.first().copied().unwrap_or(path),
-                help_only_why(spec, path),
-            ));
+            return Err(self.refuse(args.first().copied().unwrap_or(path), || {
+                help_only_why(spec, path)
+            }));
         }
         let mut seen = Seen::default();
         let fixed = spec
@@ -302,7 +337,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         if !spec.requires.is_empty() {
             let given = self.given.borrow();
             if !spec.requires.iter().any(|r| given.has(r)) {
-                let names: Vec<&str> = spec.requires.iter().map(|r| r.as_ref()).collect();
+                let names: Vec<&str> = spec.requires.iter().collect();
                 return Err(Refusal::new(
                     path,
                     format!("is safe only with {}", names.join(" or ")),
@@ -326,7 +361,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         }
         if let [only] = rest {
             if spec.help_subcommands.iter().any(|s| s == word)
-                && spec.subcommand_help.iter().any(|h| h == only)
+                && spec.subcommand_help.contains(only)
             {
                 return Ok(Verdict { spec, help: true });
             }
@@ -348,7 +383,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         seen: &mut Seen,
     ) -> Result<usize, Refusal> {
         let w = args[i];
-        let unknown = || Refusal::new(w, format!("not an option `{path}` is known to take"));
+        let unknown = || self.refuse(w, || format!("not an option `{path}` is known to take"));
         if spec.syntax == Syntax::SingleDash {
             if let Some(opt) = exact(spec, w) {
                 return self.take(opt, w, w, None, args, i, seen);
@@ -395,10 +430,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                 return Err(if body.len() == c.len_utf8() {
                     unknown()
                 } else {
-                    Refusal::new(
-                        w,
-                        format!("`-{c}` is not an option `{path}` is known to take"),
-                    )
+                    self.refuse(w, || {
+                        format!("`-{c}` is not an option `{path}` is known to take")
+                    })
                 });
             };
             let rest = &body[j + c.len_utf8()..];
@@ -531,6 +565,9 @@ impl<'s, 'c> Reader<'s, 'c> {
         if opt.effect == Effect::Harmless {
             return Ok(());
         }
+        if !self.reasons {
+            return Err(Refusal::unexplained());
+        }
         let what = if opt.note.is_empty() {
             opt.effect.describe().to_string()
         } else {
@@ -580,7 +617,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 let lower = w.to_ascii_lowercase();
                 if let Some(secret) = lower
                     .split([',', '/'])
-                    .find(|part| spec.secret_operands.iter().any(|s| s == part))
+                    .find(|part| spec.secret_operands.contains(part))
                 {
                     return Err(Refusal::new(
                         w,
@@ -861,9 +898,7 @@ fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
 /// The plain search [`exact`] stands for, option by option.
 #[cfg(test)]
 fn exact_in_order<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
-    spec.options
-        .iter()
-        .find(|o| o.names.iter().any(|n| n == name))
+    spec.options.iter().find(|o| o.names.contains(name))
 }
 
 /// [`exact`] of the short option `-c`, with the name it matched (`-c`
@@ -1140,7 +1175,7 @@ subcommand_help = ["--help"]
     #[test]
     fn help_only_refusals_read_as_first_written() {
         let first = |spec: &Spec<'static>, path: &str| {
-            let forms: Vec<&str> = spec.help.iter().map(|h| h.as_ref()).collect();
+            let forms: Vec<&str> = spec.help.iter().collect();
             format!(
                 "only `{path} {}` alone is known to be safe",
                 forms.join("` or `{path} ").replace("{path}", path)
@@ -1174,6 +1209,43 @@ subcommand_help = ["--help"]
     /// search in spec order finds, by the same name: every option name of
     /// every spec, embedded or here, each cut short, lengthened and in
     /// upper case, and every word of the spec examples and near misses.
+    /// A reader that keeps no reasons gives every verdict the one that
+    /// does gives: the generated cases (each option, abbreviated and
+    /// bundled), and each with a word the spec does not know added.
+    #[test]
+    fn an_unexplained_reading_gives_the_same_verdicts() {
+        let tax = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax,
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let ctx = Context::default();
+        let mut refused = 0;
+        for case in crate::spec::embedded_oracle_cases() {
+            let words: Vec<&str> = case.split_whitespace().collect();
+            for extra in [None, Some("--no-such-option"), Some("-Z"), Some(".env")] {
+                let mut words = words.clone();
+                words.extend(extra);
+                let Some(spec) = tax.specs.get(words[0]) else {
+                    continue;
+                };
+                let explained = check_args(&tax.specs, spec, words[0], &words[1..], &[], &ctx);
+                let quiet =
+                    check_args_unexplained(&tax.specs, spec, words[0], &words[1..], &[], &ctx);
+                assert_eq!(
+                    explained.as_ref().map(|v| v.help).ok(),
+                    quiet.as_ref().map(|v| v.help).ok(),
+                    "{words:?}"
+                );
+                if let (Err(e), Err(q)) = (&explained, &quiet) {
+                    assert!(!e.why.is_empty(), "{words:?}");
+                    assert!(q.why.is_empty() || q.why == e.why, "{words:?}");
+                    refused += 1;
+                }
+            }
+        }
+        assert!(refused > 1000, "only {refused} refusals were compared");
+    }
+
     #[test]
     fn the_option_index_finds_what_the_search_in_order_does() {
         let embedded = match crate::Taxonomy::embedded() {

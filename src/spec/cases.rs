@@ -82,7 +82,6 @@ pub fn oracle_cases(sources: &[(String, String)], specs: &Specs) -> Vec<String> 
                 .iter()
                 .find(|n| n.starts_with("--"))
                 .or(opt.names.first())
-                .map(|n| n.as_ref())
             else {
                 continue;
             };

@@ -287,8 +287,8 @@ pub struct Operand {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opt<'a> {
     /// `-o`, `--output`, or for single-dash syntax `-name`.
-    #[serde(borrow, deserialize_with = "words")]
-    pub names: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub names: WordList<'a>,
     /// Whether it takes a value.
     pub arity: Arity,
     /// What its value is.
@@ -307,12 +307,120 @@ pub struct Opt<'a> {
     pub note: Cow<'a, str>,
 }
 
+/// A list of words of a spec (an option's names, the help forms, the
+/// subcommands whose help is honoured …), held as one string with a line
+/// break after each word but the last (no word holds one: the compiler
+/// refuses it). A process decodes the specs it reads: a list is then one
+/// borrowed string, where a `Vec` of words was an allocation per list
+/// and a decode per word (git's spec lists 110 subcommands; decoding
+/// `git` and `git status` was most of what a hook process spent on
+/// specs).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct WordList<'a>(#[serde(borrow)] Cow<'a, str>);
+
+/// What separates the words of a [`WordList`].
+const WORD_BREAK: char = '\n';
+
+impl<'a> WordList<'a> {
+    /// A list of these words (none of which holds a line break).
+    pub fn of<S: AsRef<str>>(words: &[S]) -> WordList<'static> {
+        let mut list = WordList::default();
+        for w in words {
+            list.push(w.as_ref());
+        }
+        list
+    }
+
+    /// The words, in order.
+    pub fn iter(&self) -> Words<'_> {
+        Words { rest: &self.0 }
+    }
+
+    /// The first word.
+    pub fn first(&self) -> Option<&str> {
+        self.iter().next()
+    }
+
+    /// How many words there are.
+    pub fn len(&self) -> usize {
+        self.iter().count()
+    }
+
+    /// True when there is no word.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `word` is one of them.
+    pub fn contains(&self, word: &str) -> bool {
+        self.iter().any(|w| w == word)
+    }
+
+    /// Adds a word (which holds no line break).
+    pub fn push(&mut self, word: &str) {
+        let all = self.0.to_mut();
+        if !all.is_empty() {
+            all.push(WORD_BREAK);
+        }
+        all.push_str(word);
+    }
+
+    /// The word that starts at byte `at` of the joined form.
+    fn at(&self, at: usize) -> Option<&str> {
+        Words {
+            rest: self.0.get(at..)?,
+        }
+        .next()
+    }
+
+    /// Each word with the byte where it starts in the joined form.
+    fn with_starts(&self) -> impl Iterator<Item = (usize, &str)> {
+        let base = self.0.as_ptr() as usize;
+        self.iter().map(move |w| (w.as_ptr() as usize - base, w))
+    }
+}
+
+impl<'o, 'a> IntoIterator for &'o WordList<'a> {
+    type Item = &'o str;
+    type IntoIter = Words<'o>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// The words of a [`WordList`], in order. (A byte loop: most lists are
+/// empty or short, and a `str::split` searcher cost more to set up than
+/// the search; `find`'s operators are looked up for every word.)
+#[derive(Clone, Debug)]
+pub struct Words<'l> {
+    rest: &'l str,
+}
+
+impl<'l> Iterator for Words<'l> {
+    type Item = &'l str;
+
+    fn next(&mut self) -> Option<&'l str> {
+        // No word is empty: an empty rest is the end.
+        if self.rest.is_empty() {
+            return None;
+        }
+        let (word, rest) = match self.rest.bytes().position(|b| b == WORD_BREAK as u8) {
+            Some(i) => (&self.rest[..i], &self.rest[i + 1..]),
+            None => (self.rest, ""),
+        };
+        self.rest = rest;
+        Some(word)
+    }
+}
+
 /// A spec, validated and compiled.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Spec<'a> {
     /// The command or subcommand paths it describes.
-    #[serde(borrow, deserialize_with = "words")]
-    pub names: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub names: WordList<'a>,
     /// The file it came from, relative to the taxonomy root.
     #[serde(borrow)]
     pub file: Cow<'a, str>,
@@ -327,22 +435,22 @@ pub struct Spec<'a> {
     /// Option conventions.
     pub syntax: Syntax,
     /// Help and version forms.
-    #[serde(borrow, deserialize_with = "words")]
-    pub help: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub help: WordList<'a>,
     /// Only the help forms are safe.
     pub help_only: bool,
     /// Subcommands whose help forms are honoured without a spec.
-    #[serde(borrow, deserialize_with = "words")]
-    pub help_subcommands: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub help_subcommands: WordList<'a>,
     /// The help forms those subcommands honour.
-    #[serde(borrow, deserialize_with = "words")]
-    pub subcommand_help: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub subcommand_help: WordList<'a>,
     /// Expression operators.
-    #[serde(borrow, deserialize_with = "words")]
-    pub operators: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub operators: WordList<'a>,
     /// Documentation forms that run another program.
-    #[serde(borrow, deserialize_with = "words")]
-    pub docs: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub docs: WordList<'a>,
     /// The options.
     #[serde(borrow)]
     pub options: Vec<Opt<'a>>,
@@ -355,8 +463,8 @@ pub struct Spec<'a> {
     /// A subcommand must be named.
     pub requires_subcommand: bool,
     /// One of these options must be given.
-    #[serde(borrow, deserialize_with = "words")]
-    pub requires: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub requires: WordList<'a>,
     /// `-5` is a count.
     pub numeric_option: bool,
     /// `+5` is a counting operand.
@@ -371,11 +479,11 @@ pub struct Spec<'a> {
     /// Unlisted `--long` options are API parameters with one value.
     pub parameters: bool,
     /// Operand words that name secret objects.
-    #[serde(borrow, deserialize_with = "words")]
-    pub secret_operands: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub secret_operands: WordList<'a>,
     /// Programs it runs as part of itself.
-    #[serde(borrow, deserialize_with = "words")]
-    pub helpers: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    pub helpers: WordList<'a>,
     /// Its option names in a hash table, for a lookup by exact name:
     /// built on first use, and no part of what the spec says.
     #[serde(skip)]
@@ -425,9 +533,9 @@ impl<'a> Spec<'a> {
                 return None;
             }
             let opt = self.options.get(o as usize)?;
-            let found = opt.names.get(n as usize)?;
+            let found = opt.names.at(n as usize)?;
             if found.as_bytes() == name {
-                return Some((opt, found.as_ref()));
+                return Some((opt, found));
             }
             at = (at + 1) & mask;
         }
@@ -441,7 +549,7 @@ impl<'a> Spec<'a> {
         let mask = size - 1;
         let mut slots = vec![EMPTY; size];
         for (o, opt) in self.options.iter().enumerate() {
-            for (n, name) in opt.names.iter().enumerate() {
+            for (n, name) in opt.names.with_starts() {
                 let mut at = option_hash(name.as_bytes()) & mask;
                 loop {
                     let (so, sn) = slots[at];
@@ -452,7 +560,7 @@ impl<'a> Spec<'a> {
                     let held = self
                         .options
                         .get(so as usize)
-                        .and_then(|opt| opt.names.get(sn as usize));
+                        .and_then(|opt| opt.names.at(sn as usize));
                     if held == Some(name) {
                         // An earlier option has this name already.
                         break;
@@ -472,12 +580,6 @@ impl<'a> Spec<'a> {
 #[derive(Deserialize)]
 #[serde(transparent)]
 struct Word<'a>(#[serde(borrow)] Cow<'a, str>);
-
-/// A list of [`Word`]s.
-fn words<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Cow<'a, str>>, D::Error> {
-    let words: Vec<Word<'a>> = Deserialize::deserialize(d)?;
-    Ok(words.into_iter().map(|w| w.0).collect())
-}
 
 /// An optional [`Word`].
 fn optional_word<'de: 'a, 'a, D: serde::Deserializer<'de>>(
@@ -581,7 +683,7 @@ pub fn options_of(text: &str, syntax: Syntax) -> Result<Vec<Opt<'static>>, SpecE
         }
         let at = |m: String| err("options", format!("option line {}: {m}", n + 1));
         let mut opt = Opt {
-            names: Vec::new(),
+            names: WordList::default(),
             arity: Arity::None,
             role: Role::Text,
             effect: Effect::Harmless,
@@ -622,12 +724,10 @@ pub fn options_of(text: &str, syntax: Syntax) -> Result<Vec<Opt<'static>>, SpecE
             } else if token.starts_with('-') || token.starts_with('+') {
                 for name in expand_negation(token) {
                     check_name(&name, syntax).map_err(at)?;
-                    if out.iter().any(|o| o.names.iter().any(|x| *x == name))
-                        || opt.names.iter().any(|x| *x == name)
-                    {
+                    if out.iter().any(|o| o.names.contains(&name)) || opt.names.contains(&name) {
                         return Err(at(format!("option `{name}` is listed twice")));
                     }
-                    opt.names.push(Cow::Owned(name));
+                    opt.names.push(&name);
                 }
             } else {
                 return Err(at(format!(
@@ -750,6 +850,28 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             "only a spec with `subcommands = true` has subcommands",
         ));
     }
+    let lists: [(&'static str, &[String]); 9] = [
+        ("names", &raw.names),
+        ("help", &raw.help),
+        ("help_subcommands", &raw.help_subcommands),
+        ("subcommand_help", &raw.subcommand_help),
+        ("operators", &raw.operators),
+        ("docs", &raw.docs),
+        ("requires", &raw.requires),
+        ("helpers", &raw.helpers),
+        ("secret_operands", &raw.secret_operands),
+    ];
+    for (field, words) in lists {
+        if let Some(w) = words
+            .iter()
+            .find(|w| w.is_empty() || w.contains(WORD_BREAK))
+        {
+            return Err(err(
+                field,
+                format!("`{}` is empty or holds a line break", w.escape_debug()),
+            ));
+        }
+    }
     Ok(Spec {
         names: owned(&raw.names),
         file: Cow::Owned(file.to_string()),
@@ -776,18 +898,19 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         service: raw.service.as_ref().map(|s| Cow::Owned(s.clone())),
         parameters: raw.parameters,
         helpers: owned(&raw.helpers),
-        secret_operands: raw
-            .secret_operands
-            .iter()
-            .map(|h| Cow::Owned(h.to_ascii_lowercase()))
-            .collect(),
+        secret_operands: WordList::of(
+            &raw.secret_operands
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect::<Vec<_>>(),
+        ),
         option_index: OptionIndex::default(),
     })
 }
 
 /// Words as written, owned by a compiled spec.
-fn owned(words: &[String]) -> Vec<Cow<'static, str>> {
-    words.iter().map(|w| Cow::Owned(w.clone())).collect()
+fn owned(words: &[String]) -> WordList<'static> {
+    WordList::of(words)
 }
 
 /// The line of each `[[command]]` table of a file, in order.
