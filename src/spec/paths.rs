@@ -238,6 +238,94 @@ pub(crate) fn normalize(path: &str) -> Option<Vec<&str>> {
     Some(out)
 }
 
+/// A list of words sorted at compile time, for a membership test by
+/// binary search: a path's components are each asked against the lists
+/// below, and a search of one in order cost a scan of the shared corpus
+/// millions of instructions. The lists stay in the order they are written
+/// in, grouped as they are documented.
+struct SortedWords<const N: usize>([&'static str; N]);
+
+impl<const N: usize> SortedWords<N> {
+    /// `list`, sorted by length and then by bytes: most words asked are
+    /// settled by their length alone, with no byte compared.
+    const fn of(list: &[&'static str]) -> SortedWords<N> {
+        let mut out = [""; N];
+        let mut i = 0;
+        while i < N {
+            out[i] = list[i];
+            // Insertion: move it down past every greater word.
+            let mut j = i;
+            while j > 0 && bytes_less(out[j].as_bytes(), out[j - 1].as_bytes()) {
+                let t = out[j];
+                out[j] = out[j - 1];
+                out[j - 1] = t;
+                j -= 1;
+            }
+            i += 1;
+        }
+        SortedWords(out)
+    }
+
+    fn contains(&self, word: &str) -> bool {
+        let key = (word.len(), word.as_bytes());
+        self.0
+            .binary_search_by(|w| (w.len(), w.as_bytes()).cmp(&key))
+            .is_ok()
+    }
+}
+
+const fn bytes_less(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return a.len() < b.len();
+    }
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// The bytes that end some word of `list`: a name that ends in none of them
+/// ends with no word of it.
+const fn last_bytes(list: &[&str]) -> [bool; 256] {
+    let mut out = [false; 256];
+    let mut i = 0;
+    while i < list.len() {
+        let b = list[i].as_bytes();
+        out[b[b.len() - 1] as usize] = true;
+        i += 1;
+    }
+    out
+}
+
+/// The bytes that start some word of `list`.
+const fn first_bytes(list: &[&str]) -> [bool; 256] {
+    let mut out = [false; 256];
+    let mut i = 0;
+    while i < list.len() {
+        out[list[i].as_bytes()[0] as usize] = true;
+        i += 1;
+    }
+    out
+}
+
+const SORTED_SECRET_DIRS: SortedWords<{ SECRET_DIRS.len() }> = SortedWords::of(SECRET_DIRS);
+const SORTED_SECRET_NAMES: SortedWords<{ SECRET_NAMES.len() }> = SortedWords::of(SECRET_NAMES);
+const SORTED_CODE_SUFFIXES: SortedWords<{ CODE_SUFFIXES.len() }> = SortedWords::of(CODE_SUFFIXES);
+const SECRET_SUFFIX_ENDS: [bool; 256] = last_bytes(SECRET_SUFFIXES);
+const SECRET_WORD_STARTS: [bool; 256] = first_bytes(SECRET_WORDS);
+
+/// Whether `name` ends with a secret file's suffix.
+fn has_secret_suffix(name: &str) -> bool {
+    name.as_bytes()
+        .last()
+        .is_some_and(|&b| SECRET_SUFFIX_ENDS[usize::from(b)])
+        && SECRET_SUFFIXES.iter().any(|s| name.ends_with(s))
+}
+
 /// Secret directories: anything below them is a secret.
 const SECRET_DIRS: &[&str] = &[
     ".ssh",
@@ -442,7 +530,7 @@ fn secret_class_of<'p>(
         if last {
             return last_class(lower, prev, in_git, by_word);
         }
-        if SECRET_DIRS.contains(&lower) {
+        if SORTED_SECRET_DIRS.contains(lower) {
             return Some("a credentials directory");
         }
         let b = part.as_bytes();
@@ -469,7 +557,7 @@ fn last_class(
     if lower == "hosts.yml" && prev == Some("gh") {
         return Some("the GitHub CLI's token store");
     }
-    if SECRET_DIRS.contains(&lower) {
+    if SORTED_SECRET_DIRS.contains(lower) {
         return Some("a credentials directory");
     }
     if is_env_file(lower) {
@@ -478,10 +566,10 @@ fn last_class(
     if is_key_name(lower) {
         return Some("a private key");
     }
-    if SECRET_NAMES.contains(&lower) {
+    if SORTED_SECRET_NAMES.contains(lower) {
         return Some("a credential store");
     }
-    if SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
+    if has_secret_suffix(lower) {
         return Some("a key, credential state or history file");
     }
     if lower.ends_with("history") && lower.starts_with('.') {
@@ -497,7 +585,7 @@ fn last_class(
     // when its last `.ext` is one.
     let code = lower
         .rfind('.')
-        .is_some_and(|dot| CODE_SUFFIXES.contains(&&lower[dot..]));
+        .is_some_and(|dot| SORTED_CODE_SUFFIXES.contains(&lower[dot..]));
     if by_word && !code && has_secret_word(lower) {
         return Some("a file named for a secret");
     }
@@ -507,7 +595,7 @@ fn last_class(
 /// Whether `.ext` is the suffix of a source or documentation file, which
 /// a secret never is named with.
 pub fn is_source_suffix(suffix: &str) -> bool {
-    CODE_SUFFIXES.contains(&suffix)
+    SORTED_CODE_SUFFIXES.contains(suffix)
 }
 
 /// A name without the suffixes editors and people give backups.
@@ -531,7 +619,7 @@ fn is_code_name(name: &str) -> bool {
     // Every source suffix is one `.ext`: the last one settles it.
     name.rfind('.')
         .map(|dot| &name[dot..])
-        .is_some_and(|ext| ext != ".test" && CODE_SUFFIXES.contains(&ext))
+        .is_some_and(|ext| ext != ".test" && SORTED_CODE_SUFFIXES.contains(ext))
 }
 
 /// Whether a glob (`*`, `?`, `[…]` read as one any character) can match
@@ -577,6 +665,7 @@ fn has_secret_word(name: &str) -> bool {
     let b = name.as_bytes();
     (0..b.len()).any(|start| {
         (start == 0 || !b[start - 1].is_ascii_alphanumeric())
+            && SECRET_WORD_STARTS[usize::from(b[start])]
             && SECRET_WORDS.iter().any(|w| {
                 let end = start + w.len();
                 b[start..].starts_with(w.as_bytes())
@@ -590,6 +679,43 @@ mod tests {
     use super::*;
 
     const NO_CWD: Context = Context { cwd: None };
+
+    /// The sorted sets hold exactly their lists, in order, and answer as
+    /// a search of the list does.
+    #[test]
+    fn sorted_sets_are_their_lists() {
+        fn same<const N: usize>(sorted: &SortedWords<N>, list: &[&str]) {
+            let mut want = list.to_vec();
+            want.sort_by_key(|w| (w.len(), *w));
+            assert_eq!(sorted.0.to_vec(), want);
+            for w in list {
+                assert!(sorted.contains(w), "{w}");
+                let longer = format!("{w}x");
+                assert_eq!(sorted.contains(&longer), list.contains(&longer.as_str()));
+            }
+            for other in ["", "a", "src", "~", "zzzz", ".en", ".envs.", "id_rsa"] {
+                assert_eq!(sorted.contains(other), list.contains(&other), "{other}");
+            }
+        }
+        same(&SORTED_SECRET_DIRS, SECRET_DIRS);
+        same(&SORTED_SECRET_NAMES, SECRET_NAMES);
+        same(&SORTED_CODE_SUFFIXES, CODE_SUFFIXES);
+        for name in [
+            "x.pem",
+            "a_history",
+            "k-key.json",
+            "main.rs",
+            "notes",
+            "x.PEM",
+            "",
+        ] {
+            assert_eq!(
+                has_secret_suffix(name),
+                SECRET_SUFFIXES.iter().any(|s| name.ends_with(s)),
+                "{name}"
+            );
+        }
+    }
 
     /// The secret check as it was first written (collecting the parts,
     /// lowercasing each into a new string), for the one in use to be
