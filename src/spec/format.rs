@@ -932,7 +932,9 @@ pub fn table_lines(text: &str) -> Vec<u32> {
 ///
 /// ```text
 /// header   names, specs, slots (a power of two)
-/// slots    `slots` entries: 0 for none, else 1 + the index of a name
+/// slots    `slots` entries: 0 for none, else the high 16 bits of the name's
+///          hash above 1 + the index of the name (below 2^16), so that a
+///          probe of another name's slot is settled without reading a name
 /// names    `names` records of (offset, length, spec), sorted by name
 /// specs    `specs + 1` offsets: spec `i` is the bytes between `i` and `i + 1`
 /// bytes    the names' text, then each spec in postcard form
@@ -971,6 +973,11 @@ pub fn name_hash(name: &[u8]) -> u32 {
     h
 }
 
+/// A used slot of a [`SpecIndex`]: the name's hash tag and its index.
+fn slot_entry(hash: u32, i: usize) -> u32 {
+    (hash & 0xffff_0000) | (u32::try_from(i + 1).unwrap_or(0) & 0xffff)
+}
+
 fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
     let mut le = [0u8; 4];
     le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
@@ -993,7 +1000,7 @@ pub fn pack_spec_index(names: &[(String, u32)], specs: &[Vec<u8>]) -> Vec<u8> {
         while table[slot] != 0 {
             slot = (slot + 1) & (slots - 1);
         }
-        table[slot] = word(i + 1);
+        table[slot] = slot_entry(name_hash(name.as_bytes()), i);
         records.extend([word(text.len()), word(name.len()), *spec]);
         text.extend_from_slice(name.as_bytes());
     }
@@ -1023,7 +1030,7 @@ impl<'a> SpecIndex<'a> {
         let names = le_u32(all, 0)? as usize;
         let specs = le_u32(all, 4)? as usize;
         let slots = le_u32(all, 8)? as usize;
-        if !slots.is_power_of_two() || names >= slots {
+        if !slots.is_power_of_two() || names >= slots || names >= usize::from(u16::MAX) {
             return None;
         }
         let records = (HEADER_WORDS + slots).checked_mul(4)?;
@@ -1065,14 +1072,18 @@ impl<'a> SpecIndex<'a> {
     /// The index of the spec of `name`.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
         let mask = self.slots - 1;
-        let mut slot = name_hash(name) as usize & mask;
+        let hash = name_hash(name);
+        let tag = hash >> 16;
+        let mut slot = hash as usize & mask;
         // Every slot at most once: a form with no empty slot still ends.
         for _ in 0..self.slots {
-            let entry = le_u32(self.all, (HEADER_WORDS + slot) * 4)? as usize;
-            let i = entry.checked_sub(1)?;
-            let (text, spec) = self.name(i)?;
-            if text == name {
-                return Some(spec);
+            let entry = le_u32(self.all, (HEADER_WORDS + slot) * 4)?;
+            let i = (entry & 0xffff).checked_sub(1)? as usize;
+            if entry >> 16 == tag {
+                let (text, spec) = self.name(i)?;
+                if text == name {
+                    return Some(spec);
+                }
             }
             slot = (slot + 1) & mask;
         }
