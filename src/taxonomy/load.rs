@@ -647,6 +647,30 @@ mod tests {
         assert!(bundle.files_seen > 10);
     }
 
+    /// An entry's category read alone is the one its whole label has,
+    /// packed and loaded from the files alike.
+    #[test]
+    fn entry_categories_read_alone_are_the_labels() {
+        let packed = load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+        let loaded = load_sources(&embedded_sources()).unwrap_or_else(|e| panic!("{e}"));
+        let count = loaded.rules().len();
+        assert!(count > 100);
+        for tax in [&packed, &loaded] {
+            for i in 0..count {
+                let label = tax.entry(i).unwrap_or_else(|| panic!("entry {i}"));
+                assert_eq!(
+                    tax.entry_category(i),
+                    Some(label.category.as_ref()),
+                    "entry {i}"
+                );
+            }
+            assert_eq!(tax.entry_category(count), None);
+        }
+        assert!(
+            (0..count).any(|i| packed.entry_category(i) == Some(crate::guard_paths::GUARD_TAMPER))
+        );
+    }
+
     fn load_one(rule_toml: &str) -> Result<Taxonomy, TaxonomyError> {
         load_sources(&[
             (

@@ -298,6 +298,14 @@ impl Taxonomy {
         }
     }
 
+    /// Entry `i`'s category.
+    pub fn entry_category(&self, i: usize) -> Option<&str> {
+        match &self.packed {
+            Some(p) => p.bundle.rule_category(i),
+            None => self.rules.get(i).map(|r| r.category.as_ref()),
+        }
+    }
+
     /// What a label needs of entry `i`.
     pub fn entry(&self, i: usize) -> Option<EntryLabel> {
         match &self.packed {

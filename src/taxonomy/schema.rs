@@ -480,6 +480,14 @@ impl<'a> Bundle<'a> {
         Some((safe, radius))
     }
 
+    /// Entry record `i`'s category, read without decoding the rest of
+    /// the record (asked of every finding: is it a guard-tamper one?).
+    pub fn rule_category(&self, i: usize) -> Option<&'a str> {
+        let base = i.checked_mul(RULE_WORDS * 4)?;
+        let w = |k: usize| le_u32(self.rules, base + k * 4);
+        self.str((w(5)?, w(6)?))
+    }
+
     /// Entry record `i`; `None` if it is cut short or malformed.
     pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
