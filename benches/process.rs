@@ -16,6 +16,12 @@
 //! 8.8 k more relocations at start-up. To measure the user's binary:
 //! `cargo build --release --locked && cp target/release/toolgate /tmp/tg &&
 //! TOOLGATE_BIN=/tmp/tg cargo bench --bench process`.
+//!
+//! A change's cost is a ratio taken in one run: with `TOOLGATE_START_BIN`
+//! naming the binary built before the change, every toolgate bench has a
+//! `start_` twin timed in the same group, on the same machine minutes
+//! apart at most (`git worktree add /tmp/start REV && cargo build --release
+//! --locked` there, then `TOOLGATE_START_BIN=/tmp/start/target/release/toolgate`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -183,19 +189,16 @@ fn bench(c: &mut Criterion) {
         PathBuf::from,
     );
     eprintln!("measuring {}", toolgate.display());
+    // (name, binary): the binary measured, then the one it is compared with.
+    let mut sides = vec![("", toolgate)];
+    if let Some(start) = std::env::var_os("TOOLGATE_START_BIN") {
+        eprintln!("side by side with {}", Path::new(&start).display());
+        sides.push(("start_", PathBuf::from(start)));
+    }
     let payload = payload();
     let mut g = c.benchmark_group("process");
     g.sample_size(50);
     g.bench_function("empty_baseline", |b| b.iter(|| run(&base, &[], &payload)));
-    g.bench_function("hook_claude", |b| {
-        b.iter(|| {
-            run(
-                &toolgate,
-                &["hook", "--protocol", "claude", "--mode", "balanced"],
-                &payload,
-            )
-        })
-    });
     // The whole of a hook's work: the decision log on (the answer, then one
     // line appended, rotated at 1 MiB so the file stays small), and the call
     // made two directories deep in a repository whose root holds a
@@ -203,19 +206,30 @@ fn bench(c: &mut Criterion) {
     let state = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-baseline/state");
     let state = state.to_str().unwrap_or_default().to_string();
     let in_project = payload_in(&project_dir());
-    g.bench_function("hook_claude_logged", |b| {
-        b.iter(|| {
-            run_env(
-                &toolgate,
-                &["hook", "--protocol", "claude", "--mode", "balanced"],
-                &in_project,
-                &[("TOOLGATE_LOG", "1"), ("TOOLGATE_STATE_DIR", &state)],
-            )
-        })
-    });
-    g.bench_function("classify_git_status", |b| {
-        b.iter(|| run(&toolgate, &["classify", "git status"], b""))
-    });
+    for (side, exe) in &sides {
+        g.bench_function(format!("{side}hook_claude"), |b| {
+            b.iter(|| {
+                run(
+                    exe,
+                    &["hook", "--protocol", "claude", "--mode", "balanced"],
+                    &payload,
+                )
+            })
+        });
+        g.bench_function(format!("{side}hook_claude_logged"), |b| {
+            b.iter(|| {
+                run_env(
+                    exe,
+                    &["hook", "--protocol", "claude", "--mode", "balanced"],
+                    &in_project,
+                    &[("TOOLGATE_LOG", "1"), ("TOOLGATE_STATE_DIR", &state)],
+                )
+            })
+        });
+        g.bench_function(format!("{side}classify_git_status"), |b| {
+            b.iter(|| run(exe, &["classify", "git status"], b""))
+        });
+    }
     g.finish();
 
     // The whole corpus through one `scan` process (all cores), next to the
@@ -226,16 +240,27 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("scan");
     g.sample_size(30);
     g.bench_function("floor_json_echo", |b| b.iter(|| run(&echo, &[input], b"")));
-    g.bench_function("scan_jsonl", |b| {
-        b.iter(|| run(&toolgate, &["scan", "--format", "jsonl", input], b""))
-    });
+    for (side, exe) in &sides {
+        g.bench_function(format!("{side}scan_jsonl"), |b| {
+            b.iter(|| run(exe, &["scan", "--format", "jsonl", input], b""))
+        });
+        g.bench_function(format!("{side}scan_jsonl_one_thread"), |b| {
+            b.iter(|| {
+                run(
+                    exe,
+                    &["scan", "--format", "jsonl", "--threads", "1", input],
+                    b"",
+                )
+            })
+        });
+    }
     g.finish();
 
     // `cargo bench --bench process -- scan` (any filter that does not
     // name the sweep) leaves the sweep out: it takes minutes.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     if filter.is_none_or(|f| "sweep".contains(f.as_str())) {
-        sweep(&base, &toolgate);
+        sweep(&base, &sides[0].1);
     }
 }
 
