@@ -485,29 +485,34 @@ pub struct Spec<'a> {
     #[serde(borrow)]
     pub helpers: WordList<'a>,
     /// Its option names in a hash table, for a lookup by exact name:
-    /// built on first use, and no part of what the spec says.
-    #[serde(skip)]
-    option_index: OptionIndex,
+    /// built when the spec is compiled and packed with it (built on a
+    /// process's first lookup, it cost a corpus scan 2.6 M instructions),
+    /// and no part of what the spec says.
+    #[serde(borrow)]
+    option_index: OptionIndex<'a>,
 }
 
 /// Every option name of a spec in an open-addressing hash table of
-/// (option, name) places, `EMPTY` where none is. A name that several
-/// options have holds the place of the first in spec order, which a
-/// search in spec order finds.
-#[derive(Clone, Debug, Default)]
-struct OptionIndex(std::sync::OnceLock<Box<[(u32, u32)]>>);
+/// (option, name) places, four bytes each (two little-endian `u16`s),
+/// `EMPTY` where none is; a power of two of them, at least twice the names.
+/// A name that several options have holds the place of the first in spec
+/// order, which a search in spec order finds.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+struct OptionIndex<'a>(#[serde(borrow, serialize_with = "as_bytes")] Cow<'a, [u8]>);
 
-/// No place: an empty slot of an [`OptionIndex`].
-const EMPTY: (u32, u32) = (u32::MAX, u32::MAX);
-
-/// A cache of what the options say: equal whenever the options are.
-impl PartialEq for OptionIndex {
-    fn eq(&self, _: &OptionIndex) -> bool {
-        true
-    }
+/// Bytes as bytes (serde writes a `[u8]` as a sequence, and reads bytes
+/// borrowed only when they were written as bytes).
+fn as_bytes<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bytes(bytes)
 }
 
-impl Eq for OptionIndex {}
+/// No place: an empty slot of an [`OptionIndex`].
+const EMPTY: (u16, u16) = (u16::MAX, u16::MAX);
+
+/// The most options a spec may have, and names an option may have: each
+/// is placed in a `u16` of the option index, less the `EMPTY` mark.
+pub const MAX_OPTIONS: usize = u16::MAX as usize - 1;
 
 /// FNV-1a of an option name (short words, read once per lookup).
 fn option_hash(name: &[u8]) -> usize {
@@ -523,27 +528,39 @@ impl<'a> Spec<'a> {
     /// bytes, so that a short option's `-c` needs no string), and that
     /// name as the spec holds it.
     pub fn option_named(&self, name: &[u8]) -> Option<(&Opt<'a>, &str)> {
-        let slots = self.option_index.0.get_or_init(|| self.option_slots());
-        let mask = slots.len().checked_sub(1)?;
+        let slots = &self.option_index.0;
+        let count = slots.len() / 4;
+        let mask = count.checked_sub(1)?;
         let mut at = option_hash(name) & mask;
-        // At least one slot is empty, so the probe ends.
-        loop {
-            let (o, n) = *slots.get(at)?;
+        // At least one slot is empty, so the probe ends; a damaged table
+        // (never packed so) ends after every slot, finding nothing.
+        for _ in 0..count {
+            let slot = slots.get(at * 4..at * 4 + 4)?;
+            let o = u16::from_le_bytes([slot[0], slot[1]]);
+            let n = u16::from_le_bytes([slot[2], slot[3]]);
             if (o, n) == EMPTY {
                 return None;
             }
-            let opt = self.options.get(o as usize)?;
-            let found = opt.names.at(n as usize)?;
+            let opt = self.options.get(usize::from(o))?;
+            let found = opt.names.at(usize::from(n))?;
             if found.as_bytes() == name {
                 return Some((opt, found));
             }
             at = (at + 1) & mask;
         }
+        None
     }
 
-    /// The slots of the option index: a power of two, at least twice the
-    /// names, each name at its hash or the first free slot after it.
-    fn option_slots(&self) -> Box<[(u32, u32)]> {
+    /// Whether the option index is read in place from packed bytes.
+    #[cfg(test)]
+    pub(crate) fn option_index_in_place(&self) -> bool {
+        matches!(self.option_index.0, Cow::Borrowed(_))
+    }
+
+    /// The slots of the option index: each name at its hash or the first
+    /// free slot after it. (`compile` has refused a spec with more options,
+    /// or an option with more names, than a slot can number.)
+    fn option_slots(&self) -> Vec<u8> {
         let count: usize = self.options.iter().map(|o| o.names.len()).sum();
         let size = (count * 2).max(2).next_power_of_two();
         let mask = size - 1;
@@ -554,13 +571,14 @@ impl<'a> Spec<'a> {
                 loop {
                     let (so, sn) = slots[at];
                     if (so, sn) == EMPTY {
-                        slots[at] = (o as u32, n as u32);
+                        let place = |i: usize| u16::try_from(i).unwrap_or(u16::MAX);
+                        slots[at] = (place(o), place(n));
                         break;
                     }
                     let held = self
                         .options
-                        .get(so as usize)
-                        .and_then(|opt| opt.names.at(sn as usize));
+                        .get(usize::from(so))
+                        .and_then(|opt| opt.names.at(usize::from(sn)));
                     if held == Some(name) {
                         // An earlier option has this name already.
                         break;
@@ -569,7 +587,13 @@ impl<'a> Spec<'a> {
                 }
             }
         }
-        slots.into_boxed_slice()
+        slots
+            .iter()
+            .flat_map(|(o, n)| {
+                let (o, n) = (o.to_le_bytes(), n.to_le_bytes());
+                [o[0], o[1], n[0], n[1]]
+            })
+            .collect()
     }
 }
 
@@ -872,7 +896,13 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             ));
         }
     }
-    Ok(Spec {
+    if options.len() > MAX_OPTIONS || options.iter().any(|o| o.names.len() > MAX_OPTIONS) {
+        return Err(err(
+            "options",
+            format!("more than {MAX_OPTIONS} options, or names of one option: split the spec"),
+        ));
+    }
+    let mut spec = Spec {
         names: owned(&raw.names),
         file: Cow::Owned(file.to_string()),
         line,
@@ -905,7 +935,9 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
                 .collect::<Vec<_>>(),
         ),
         option_index: OptionIndex::default(),
-    })
+    };
+    spec.option_index = OptionIndex(Cow::Owned(spec.option_slots()));
+    Ok(spec)
 }
 
 /// Words as written, owned by a compiled spec.

@@ -209,7 +209,17 @@ mod tests {
         assert_eq!(packed.names(), names);
         assert_eq!(packed.len(), loaded.len());
         for name in &names {
+            // (Equal down to the option index, which the packed spec reads
+            // in place and the loaded one builds.)
             assert_eq!(packed.get(name), loaded.get(name), "{name}");
+            assert!(
+                packed.get(name).is_some_and(|s| s.option_index_in_place()),
+                "{name}"
+            );
+            assert!(
+                loaded.get(name).is_some_and(|s| !s.option_index_in_place()),
+                "{name}"
+            );
             let mut longer = name.to_string();
             longer.push('x');
             let shorter = name.get(..name.len() - 1).unwrap_or("");
