@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use smallvec::SmallVec;
+
 use super::content;
 use super::format::{Arity, Effect, Opt, Repeat, Role, Spec, Syntax};
 use super::paths::{self, Context};
@@ -163,39 +165,24 @@ struct Reader<'s, 'c> {
 /// (a command is read in a fresh [`Reader`], so a `Vec` alone would cost
 /// an allocation for nearly every command that gives one).
 #[derive(Default)]
-struct Given<'s> {
-    first: [Option<&'s Opt<'static>>; 8],
-    /// How many of `first` hold an option.
-    len: usize,
-    more: Vec<&'s Opt<'static>>,
-}
+struct Given<'s>(SmallVec<[&'s Opt<'static>; 8]>);
 
 impl<'s> Given<'s> {
     fn push(&mut self, opt: &'s Opt<'static>) {
-        match self.first.get_mut(self.len) {
-            Some(slot) => {
-                *slot = Some(opt);
-                self.len += 1;
-            }
-            None => self.more.push(opt),
-        }
+        self.0.push(opt);
     }
 
     /// Whether an option with the name `name` was given.
     fn has(&self, name: &str) -> bool {
-        self.first
-            .iter()
-            .flatten()
-            .chain(&self.more)
-            .any(|o| o.names.contains(name))
+        self.0.iter().any(|o| o.names.contains(name))
     }
 }
 
 /// What the options read so far have said.
 #[derive(Default)]
 struct Seen<'w> {
-    /// Operands, with whether they came after `--`.
-    operands: Vec<(&'w str, bool)>,
+    /// Operands, with whether they came after `--` (in place for a few).
+    operands: SmallVec<[(&'w str, bool); 8]>,
     /// An option supplied the pattern (`grep -e`).
     pattern: bool,
     /// An option made the command read trees (`grep -r`).
@@ -229,29 +216,32 @@ impl<'s, 'c> Reader<'s, 'c> {
         }
     }
 
+    /// A refusal of `word` for a reason already at hand (see [`Reader::refuse`]).
+    fn refusal(&self, word: &str, why: impl Into<String>) -> Refusal {
+        if self.reasons {
+            Refusal::new(word, why)
+        } else {
+            Refusal::unexplained()
+        }
+    }
+
     fn command(&self, words: &[&str], depth: usize) -> Result<Verdict<'s>, Refusal> {
         let Some((&first, args)) = words.split_first() else {
-            return Err(Refusal::new("", "no command"));
+            return Err(self.refusal("", "no command"));
         };
         if depth > MAX_DEPTH {
-            return Err(Refusal::new(first, "wrappers nested too deep"));
+            return Err(self.refusal(first, "wrappers nested too deep"));
         }
         if self.is_glob(first) {
-            return Err(Refusal::new(
-                first,
-                "a command name the shell expands as a glob",
-            ));
+            return Err(self.refusal(first, "a command name the shell expands as a glob"));
         }
         let word = Word::literal(first);
         let (name, plain) = command_name(&word);
         if !plain {
-            return Err(Refusal::new(
-                first,
-                "not a plain command name or a system path",
-            ));
+            return Err(self.refusal(first, "not a plain command name or a system path"));
         }
         let Some(spec) = self.specs.get(&name) else {
-            return Err(Refusal::new(
+            return Err(self.refusal(
                 first,
                 format!("no spec says what `{name}` does with its arguments"),
             ));
@@ -294,10 +284,10 @@ impl<'s, 'c> Reader<'s, 'c> {
             if !option && !spec.operators.iter().any(|o| o == w) || seen.ended {
                 if spec.subcommands && seen.operands.is_empty() {
                     if self.is_glob(w) {
-                        return Err(Refusal::new(w, "a subcommand the shell expands as a glob"));
+                        return Err(self.refusal(w, "a subcommand the shell expands as a glob"));
                     }
                     if seen.dashdash {
-                        return Err(Refusal::new(w, "a subcommand after `--`"));
+                        return Err(self.refusal(w, "a subcommand after `--`"));
                     }
                     return self.subcommand(spec, path, w, &args[i + 1..], depth);
                 }
@@ -328,7 +318,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             i = self.option(spec, path, args, i, &mut seen)?;
         }
         if spec.requires_subcommand {
-            return Err(Refusal::new(
+            return Err(self.refusal(
                 path,
                 "names no subcommand, and alone it does something else",
             ));
@@ -338,10 +328,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             let given = self.given.borrow();
             if !spec.requires.iter().any(|r| given.has(r)) {
                 let names: Vec<&str> = spec.requires.iter().collect();
-                return Err(Refusal::new(
-                    path,
-                    format!("is safe only with {}", names.join(" or ")),
-                ));
+                return Err(self.refusal(path, format!("is safe only with {}", names.join(" or "))));
             }
         }
         Ok(Verdict { spec, help: false })
@@ -366,10 +353,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                 return Ok(Verdict { spec, help: true });
             }
         }
-        Err(Refusal::new(
-            word,
-            format!("`{sub}` has no spec, so what it does is not known"),
-        ))
+        Err(self.refuse(word, || {
+            format!("`{sub}` has no spec, so what it does is not known")
+        }))
     }
 
     /// Reads the option at `args[i]`; returns the index after it and its
@@ -402,7 +388,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             };
             return match long(spec, name) {
                 Long::Found(opt, resolved) => self.take(opt, w, resolved, value, args, i, seen),
-                Long::Ambiguous(names) => Err(Refusal::new(
+                Long::Ambiguous(names) => Err(self.refusal(
                     w,
                     format!(
                         "an ambiguous abbreviation (of {}), which the real parser refuses",
@@ -478,7 +464,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                     .split_once('=')
                     .is_some_and(|(name, _)| !name.contains(GLOB_CHARS));
             if !(data && attached_long && attached.is_some()) {
-                return Err(Refusal::new(
+                return Err(self.refusal(
                     word,
                     "a glob in an option, which the shell could expand into other options",
                 ));
@@ -488,7 +474,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         self.given_all(opt);
         match opt.arity {
             Arity::None => match attached {
-                Some(_) => Err(Refusal::new(word, format!("{resolved} takes no value"))),
+                Some(_) => Err(self.refusal(word, format!("{resolved} takes no value"))),
                 None => Ok(i + 1),
             },
             Arity::Optional => {
@@ -502,9 +488,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                     Some(v) => (v, i + 1),
                     None => match args.get(i + 1) {
                         Some(v) => (*v, i + 2),
-                        None => {
-                            return Err(Refusal::new(word, format!("{resolved} needs a value")))
-                        }
+                        None => return Err(self.refusal(word, format!("{resolved} needs a value"))),
                     },
                 };
                 self.value(opt.role, value)?;
@@ -512,20 +496,14 @@ impl<'s, 'c> Reader<'s, 'c> {
             }
             Arity::Pair => {
                 if attached.is_some() {
-                    return Err(Refusal::new(
-                        word,
-                        format!("{resolved} takes two separate words"),
-                    ));
+                    return Err(self.refusal(word, format!("{resolved} takes two separate words")));
                 }
                 match args.get(i + 2) {
                     Some(v) => {
                         self.value(opt.role, v)?;
                         Ok(i + 3)
                     }
-                    None => Err(Refusal::new(
-                        word,
-                        format!("{resolved} needs a name and a value"),
-                    )),
+                    None => Err(self.refusal(word, format!("{resolved} needs a name and a value"))),
                 }
             }
         }
@@ -536,21 +514,21 @@ impl<'s, 'c> Reader<'s, 'c> {
     /// text (`grep --include=.env` makes grep read every `.env` below).
     fn value(&self, role: Role, w: &str) -> Result<(), Refusal> {
         if self.is_glob(w) {
-            return Err(Refusal::new(
+            return Err(self.refusal(
                 w,
                 "an option's value the shell expands as a glob, perhaps into several words",
             ));
         }
         if role == Role::Text {
             if let Some(class) = paths::secret_file_class_of_path(w) {
-                return Err(Refusal::new(w, format!("names a secret ({class})")));
+                return Err(self.refusal(w, format!("names a secret ({class})")));
             }
             // `-o jsonpath-file=PATH`, `templatefile=PATH`: a format that
             // reads a file names it after `file=`.
             if let Some(at) = content::has(w, "file=").then(|| w.find("file=")).flatten() {
                 let path = &w[at + "file=".len()..];
                 return paths::check(path, self.ctx, false)
-                    .map_err(|why| Refusal::new(w, format!("reads a file: {why}")));
+                    .map_err(|why| self.refusal(w, format!("reads a file: {why}")));
             }
         }
         self.role(role, w, false)
@@ -581,7 +559,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         } else {
             what
         };
-        Err(Refusal::new(word, why))
+        Err(self.refusal(word, why))
     }
 
     /// Matches the operands against the spec's grammar and checks each.
@@ -591,7 +569,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         let mut pattern_skipped = !seen.pattern;
         let mut files = 0;
         if seen.operands.is_empty() && spec.operands.iter().any(|o| o.role == Role::Workdir) {
-            return Err(Refusal::new(
+            return Err(self.refusal(
                 path,
                 "with no directory named it moves to the home directory, outside the working directory",
             ));
@@ -607,7 +585,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 if counting(w) {
                     continue;
                 }
-                return Err(Refusal::new(w, "an obsolete `+` option, not a plain count"));
+                return Err(self.refusal(w, "an obsolete `+` option, not a plain count"));
             }
             if seen.lookup {
                 self.role(Role::CommandName, w, false)?;
@@ -619,18 +597,14 @@ impl<'s, 'c> Reader<'s, 'c> {
                     .split([',', '/'])
                     .find(|part| spec.secret_operands.contains(part))
                 {
-                    return Err(Refusal::new(
-                        w,
-                        format!("`{secret}` objects hold credentials"),
-                    ));
+                    return Err(self.refusal(w, format!("`{secret}` objects hold credentials")));
                 }
             }
             let op = loop {
                 let Some(op) = spec.operands.get(r) else {
-                    return Err(Refusal::new(
-                        w,
-                        format!("an operand `{path}` is not known to take"),
-                    ));
+                    return Err(
+                        self.refusal(w, format!("an operand `{path}` is not known to take"))
+                    );
                 };
                 if !pattern_skipped
                     && matches!(op.role, Role::Pattern | Role::SedScript | Role::JqFilter)
@@ -649,24 +623,24 @@ impl<'s, 'c> Reader<'s, 'c> {
                 // cannot expand to an option or a secret.
                 let files = matches!(op.role, Role::File | Role::Dir) && op.repeat == Repeat::Many;
                 if !files {
-                    return Err(Refusal::new(
+                    return Err(self.refusal(
                         w,
                         "a glob where the command takes a fixed number of words, which it could expand past",
                     ));
                 }
                 if tree {
-                    return Err(Refusal::new(
+                    return Err(self.refusal(
                         w,
                         "a glob the command searches below, whose matches could be directories holding secrets",
                     ));
                 }
                 if !after && w.starts_with(GLOB_CHARS) {
-                    return Err(Refusal::new(
+                    return Err(self.refusal(
                         w,
                         format!("a glob that could expand to a file named like an option (write `./{w}`, or put it after `--`)"),
                     ));
                 }
-                paths::check_glob(w, self.ctx).map_err(|why| Refusal::new(w, why))?;
+                paths::check_glob(w, self.ctx).map_err(|why| self.refusal(w, why))?;
                 if op.repeat != Repeat::Many {
                     r += 1;
                 }
@@ -684,7 +658,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 .iter()
                 .any(|o| matches!(o.role, Role::File | Role::Dir))
         {
-            return Err(Refusal::new(
+            return Err(self.refusal(
                 "",
                 "with no file named it searches the whole working directory, where secrets such as `.env` live",
             ));
@@ -698,7 +672,7 @@ impl<'s, 'c> Reader<'s, 'c> {
     }
 
     fn role(&self, role: Role, w: &str, tree: bool) -> Result<(), Refusal> {
-        let refuse = |why: String| Err(Refusal::new(w, why));
+        let refuse = |why: String| Err(self.refusal(w, why));
         if self.is_glob(w) {
             return refuse("a glob where the command takes one word of its own".into());
         }
@@ -758,35 +732,28 @@ impl<'s, 'c> Reader<'s, 'c> {
                 .map(|at| &last[at..])
                 .is_some_and(|x| !wild(x) && paths::is_source_suffix(x));
             if wild(dir) || !source {
-                return Err(Refusal::new(
-                    w,
-                    "a pathspec with a wildcard, which could match a secret",
-                ));
+                return Err(
+                    self.refusal(w, "a pathspec with a wildcard, which could match a secret")
+                );
             }
             if !dir.is_empty() {
-                return paths::check(dir, self.ctx, tree).map_err(|why| Refusal::new(w, why));
+                return paths::check(dir, self.ctx, tree).map_err(|why| self.refusal(w, why));
             }
             return Ok(());
         }
         if w.starts_with(':') {
-            return Err(Refusal::new(
-                w,
-                "pathspec magic, which could match a secret",
-            ));
+            return Err(self.refusal(w, "pathspec magic, which could match a secret"));
         }
-        paths::check(w, self.ctx, tree).map_err(|why| Refusal::new(w, why))
+        paths::check(w, self.ctx, tree).map_err(|why| self.refusal(w, why))
     }
 
     /// A revision, or `REV:path` whose path is checked as a file.
     fn rev(&self, w: &str) -> Result<(), Refusal> {
         if w.starts_with('-') {
-            return Err(Refusal::new(w, "not a revision"));
+            return Err(self.refusal(w, "not a revision"));
         }
         if w.starts_with(":/") || w.starts_with(":!") {
-            return Err(Refusal::new(
-                w,
-                "a revision found by searching, which is not known ahead",
-            ));
+            return Err(self.refusal(w, "a revision found by searching, which is not known ahead"));
         }
         let Some((_, path)) = w.split_once(':') else {
             return Ok(());
@@ -800,7 +767,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             return Ok(());
         }
         paths::check(path, self.ctx, false)
-            .map_err(|why| Refusal::new(w, format!("its path {why}")))
+            .map_err(|why| self.refusal(w, format!("its path {why}")))
     }
 }
 
