@@ -26,6 +26,7 @@
 //! when it is destructive.
 
 use serde_json::Value;
+use smallvec::SmallVec;
 
 /// The category of a call that would disable or weaken the guard.
 pub const GUARD_TAMPER: &str = "guard-tamper";
@@ -130,10 +131,25 @@ impl GuardPaths {
         if !parts.iter().copied().any(could_start_protected) {
             return None;
         }
-        let glob = parts.iter().any(|c| c.contains(['*', '?', '[']));
+        // Only the entries whose first component one of the path's
+        // matches can be reached (a glob's component, only those it
+        // matches: a corpus scan's `./*.txt` walked the whole table).
+        // (A first component has no wildcard: a plain component matches
+        // it by being equal, a glob by matching it.)
+        let globs: SmallVec<[bool; 8]> = parts.iter().map(|c| is_glob(c)).collect();
         PROTECTED
             .iter()
-            .filter(|p| glob || p.parts.first().is_some_and(|first| parts.contains(first)))
+            .filter(|p| {
+                p.parts.first().is_some_and(|first| {
+                    parts.iter().zip(&globs).any(|(c, &glob)| {
+                        if glob {
+                            wildcard(c.as_bytes(), first.as_bytes())
+                        } else {
+                            c == first
+                        }
+                    })
+                })
+            })
             .find(|p| reaches(&parts, p.parts))
             .map(|p| p.what)
     }
@@ -246,14 +262,35 @@ pub fn as_reached(cd: Option<&str>, word: &str) -> Option<String> {
 }
 
 /// Could a path component be the first of a protected path: that very
-/// name, an XDG variable (which stands for one), or a glob that could match
+/// name, an XDG variable (which stands for one), or a glob that matches
 /// one? (No protected path's first component has a wildcard, so a plain
-/// component matches one only by being equal: a test keeps it so.)
+/// component matches one only by being equal: a test keeps it so.) Every
+/// way [`reaches`] matches goes through a component matching the first of
+/// a protected path, so a path with none is let go.
 fn could_start_protected(part: &str) -> bool {
-    part.starts_with('$')
-        || part.bytes().any(|b| matches!(b, b'*' | b'?' | b'['))
-        || ((part.starts_with('.') || part == "etc")
-            && PROTECTED.iter().any(|p| p.parts.first() == Some(&part)))
+    // (`.` and `..`, left by a path not yet cleaned, start none.)
+    if matches!(part, "" | "." | "..") {
+        return false;
+    }
+    if part.starts_with('$') {
+        return true;
+    }
+    if is_glob(part) {
+        // `*.txt` cannot match `.claude`: a glob reaches a dot file only
+        // through a leading dot of its own, as in the shell.
+        return PROTECTED.iter().any(|p| {
+            p.parts
+                .first()
+                .is_some_and(|first| wildcard(part.as_bytes(), first.as_bytes()))
+        });
+    }
+    (part.starts_with('.') || part == "etc")
+        && PROTECTED.iter().any(|p| p.parts.first() == Some(&part))
+}
+
+/// Is a path component a shell glob?
+fn is_glob(part: &str) -> bool {
+    part.bytes().any(|b| matches!(b, b'*' | b'?' | b'['))
 }
 
 /// Could [`lexically_clean`] change `path`? (Asked of every argument of a
@@ -334,8 +371,7 @@ fn ends_with(path: &[&str], tail: &[&str]) -> bool {
 /// Does a path component (which may be a shell glob) match a protected
 /// one (which may hold `*`)?
 fn component_matches(component: &str, protected: &str) -> bool {
-    let glob = component.contains(['*', '?', '[']);
-    match (glob, protected.contains('*')) {
+    match (is_glob(component), protected.as_bytes().contains(&b'*')) {
         (false, _) => wildcard(protected.as_bytes(), component.as_bytes()),
         (true, false) => wildcard(component.as_bytes(), protected.as_bytes()),
         // Both wild: a glob reaches a dot file only when it starts with
@@ -472,6 +508,27 @@ mod tests {
         assert!(could_start_protected(".claude") && could_start_protected("etc"));
         assert!(could_start_protected("*") && could_start_protected("$XDG_CONFIG_HOME"));
         assert!(!could_start_protected(".git") && !could_start_protected("src"));
+        // A glob only when it matches a first component as the shell would.
+        for glob in [".c*", ".claude*", "?tc", "e[t]c", ".[ck]*", ".*"] {
+            assert!(could_start_protected(glob), "{glob}");
+        }
+        for glob in ["*.txt", "?claude", "src*", "*.md", "[.]claude"] {
+            assert!(!could_start_protected(glob), "{glob}");
+        }
+        // …and the whole check agrees: what a glob can reach is found, and
+        // a glob that reaches nothing is let go.
+        let g = GuardPaths::default();
+        for (path, want) in [
+            ("./.c*/settings.json", true),
+            (".claude/*", true),
+            ("~/.config/toolgate/*", true),
+            ("/etc/w*/hooks.json", true),
+            ("./*.txt", false),
+            ("src/*/settings.json", false),
+            ("docs/*.md", false),
+        ] {
+            assert_eq!(g.protects(path).is_some(), want, "{path}");
+        }
     }
 
     #[test]
