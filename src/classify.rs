@@ -12,11 +12,12 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use std::sync::OnceLock;
 
 use compact_str::CompactString;
 use serde::Serialize;
+use smallvec::SmallVec;
 
 use crate::error::{EmbeddedTaxonomyError, TaxonomyError};
 use crate::label::{BlastRadius, Class, Label, Origin};
@@ -1148,10 +1149,12 @@ impl<'c, 's> Walk<'c, 's> {
     /// For an entry that writes, modifies or deletes files: the radius of
     /// where this invocation's paths land ([`crate::landing`]).
     fn landing_radius(&self, rule_index: usize, inv: &Invocation<'_>) -> Option<BlastRadius> {
-        let entry = self.c.tax.entry(rule_index)?;
-        if !crate::landing::BY_TARGET.contains(&entry.category.as_ref()) {
+        // (The category alone settles most entries: no record decoded.)
+        let category = self.c.tax.entry_category(rule_index)?;
+        if !crate::landing::BY_TARGET.contains(&category) {
             return None;
         }
+        let (_, entry_radius) = self.c.tax.entry_radius(rule_index)?;
         let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
         let targets = crate::landing::targets(&inv.name, &args);
         // After `cd DIR`, a relative target lands in DIR (`cd /etc && rm
@@ -1173,10 +1176,10 @@ impl<'c, 's> Walk<'c, 's> {
             }
             None => targets,
         };
-        let radius = crate::landing::radius_of_targets(&targets, &self.ctx, entry.blast_radius);
+        let radius = crate::landing::radius_of_targets(&targets, &self.ctx, entry_radius);
         let somewhere = self.lost && targets.iter().any(|t| !crate::guard_paths::is_rooted(t));
         Some(match somewhere {
-            true => radius.max(entry.blast_radius),
+            true => radius.max(entry_radius),
             false => radius,
         })
     }
@@ -1253,13 +1256,13 @@ impl<'c, 's> Walk<'c, 's> {
     fn finish(mut self) -> Analysis {
         let tax = &self.c.tax;
         let label = if let Some((radius, rule_index)) = self.worst {
-            match tax.entry(rule_index) {
-                Some(e) => Label {
+            match tax.entry_category_reason(rule_index) {
+                Some((category, reason)) => Label {
                     class: Class::Destructive,
                     origin: Origin::Classifier,
                     blast_radius: radius,
-                    category: e.category,
-                    reason: e.reason,
+                    category,
+                    reason,
                 },
                 None => Label {
                     class: Class::Destructive,
@@ -1383,7 +1386,13 @@ fn stdin_feeds(
     // Per pipeline: the last command seen and the first source found among
     // the stages before it. Each command is examined as a source at most
     // once, when a later stage first needs it.
-    let mut state: FxHashMap<usize, (usize, Option<&'static str>)> = FxHashMap::default();
+    // (Pipelines of one script are few: a list searched in place, not a
+    // hash map allocated for every script with a pipe.)
+    type Stage = (usize, Option<&'static str>);
+    let mut state: SmallVec<[(usize, Stage); 4]> = SmallVec::new();
+    let state_of = |state: &[(usize, Stage)], pipeline: usize| {
+        state.iter().find(|(p, _)| *p == pipeline).map(|(_, s)| *s)
+    };
     let mut out = Vec::with_capacity(script.commands.len());
     for (i, cmd) in script.commands.iter().enumerate() {
         let mut feed = (cmd.stdin.as_ref().map(|t| t.text.clone()), None);
@@ -1393,7 +1402,7 @@ fn stdin_feeds(
         }
         if let Some((outer, _)) = cmd.upstream {
             // Inside a compound stage: fed by the outer pipeline.
-            if let Some((prev, upstream)) = state.get(&outer).copied() {
+            if let Some((prev, upstream)) = state_of(&state, outer) {
                 feed.1 = upstream.or_else(|| source_of(&script.commands[prev], tax));
             }
             out.push(feed);
@@ -1401,7 +1410,7 @@ fn stdin_feeds(
         }
         let mut source = None;
         if cmd.stage > 0 {
-            if let Some((prev, upstream)) = state.get(&cmd.pipeline).copied() {
+            if let Some((prev, upstream)) = state_of(&state, cmd.pipeline) {
                 let p = &script.commands[prev];
                 source = upstream.or_else(|| source_of(p, tax));
                 if feed.0.is_none() && p.stage + 1 == cmd.stage {
@@ -1411,7 +1420,10 @@ fn stdin_feeds(
             }
         }
         out.push(feed);
-        state.insert(cmd.pipeline, (i, source));
+        match state.iter_mut().find(|(p, _)| *p == cmd.pipeline) {
+            Some((_, s)) => *s = (i, source),
+            None => state.push((cmd.pipeline, (i, source))),
+        }
     }
     Some(out)
 }

@@ -647,10 +647,10 @@ mod tests {
         assert!(bundle.files_seen > 10);
     }
 
-    /// An entry's category read alone is the one its whole label has,
+    /// An entry's category (and reason) read alone are the ones its whole label has,
     /// packed and loaded from the files alike.
     #[test]
-    fn entry_categories_read_alone_are_the_labels() {
+    fn entry_categories_and_reasons_read_alone_are_the_labels() {
         let packed = load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
         let loaded = load_sources(&embedded_sources()).unwrap_or_else(|e| panic!("{e}"));
         let count = loaded.rules().len();
@@ -663,8 +663,14 @@ mod tests {
                     Some(label.category.as_ref()),
                     "entry {i}"
                 );
+                assert_eq!(
+                    tax.entry_category_reason(i),
+                    Some((label.category.clone(), label.reason.clone())),
+                    "entry {i}"
+                );
             }
             assert_eq!(tax.entry_category(count), None);
+            assert_eq!(tax.entry_category_reason(count), None);
         }
         assert!(
             (0..count).any(|i| packed.entry_category(i) == Some(crate::guard_paths::GUARD_TAMPER))

@@ -306,6 +306,23 @@ impl Taxonomy {
         }
     }
 
+    /// Entry `i`'s category and reason, as a label holds them.
+    pub fn entry_category_reason(
+        &self,
+        i: usize,
+    ) -> Option<(Cow<'static, str>, Cow<'static, str>)> {
+        match &self.packed {
+            Some(p) => p
+                .bundle
+                .rule_category_reason(i)
+                .map(|(c, r)| (Cow::Borrowed(c), Cow::Borrowed(r))),
+            None => self
+                .rules
+                .get(i)
+                .map(|r| (r.category.clone(), r.reason.clone())),
+        }
+    }
+
     /// What a label needs of entry `i`.
     pub fn entry(&self, i: usize) -> Option<EntryLabel> {
         match &self.packed {

@@ -488,6 +488,14 @@ impl<'a> Bundle<'a> {
         self.str((w(5)?, w(6)?))
     }
 
+    /// Entry record `i`'s category and reason, read without decoding the
+    /// rest of the record (what a destructive label shows).
+    pub fn rule_category_reason(&self, i: usize) -> Option<(&'a str, &'a str)> {
+        let base = i.checked_mul(RULE_WORDS * 4)?;
+        let w = |k: usize| le_u32(self.rules, base + k * 4);
+        Some((self.str((w(5)?, w(6)?))?, self.str((w(9)?, w(10)?))?))
+    }
+
     /// Entry record `i`; `None` if it is cut short or malformed.
     pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
