@@ -11,6 +11,7 @@ mod files;
 pub(crate) mod generate;
 mod load;
 mod model;
+mod name_map;
 pub mod pattern;
 pub(crate) mod schema;
 
@@ -22,6 +23,7 @@ pub use load::{
     COMMANDS_FILE, EMBEDDED, RULES_DIR,
 };
 pub use model::{CommandSpec, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
+pub use name_map::NameMap;
 pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
 
 use crate::error::TaxonomyError;

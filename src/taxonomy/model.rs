@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::generate::{Compiled, RuleKind};
 use super::schema::{Bundle, RawRule, Words};
@@ -199,12 +199,12 @@ pub struct Taxonomy {
     /// something asks for whole [`Rule`]s (`rules` is empty meanwhile).
     packed: Option<Arc<PackedEntries>>,
     /// Argument conventions keyed by command path (`git`, `gh run list`).
-    pub commands: FxHashMap<Cow<'static, str>, CommandSpec>,
+    pub commands: super::NameMap<CommandSpec>,
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
     /// the normaliser only looks for subcommands where some exist.
     pub command_parents: FxHashSet<Cow<'static, str>>,
     /// Wrappers keyed by each of their names (one shared copy per wrapper).
-    pub wrappers: FxHashMap<Cow<'static, str>, Arc<Wrapper>>,
+    pub wrappers: super::NameMap<Arc<Wrapper>>,
     /// Named argument shapes.
     pub shapes: BTreeMap<String, String>,
     /// The command specs that safe verdicts come from (`specs/*.toml`).
