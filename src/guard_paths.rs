@@ -242,10 +242,11 @@ pub fn as_reached(cd: Option<&str>, word: &str) -> Option<String> {
     // could start a protected one stays unprotected, and is let go here
     // before anything is allocated.
     let from = cd.filter(|_| moved).unwrap_or("");
-    if !from
-        .split('/')
-        .chain(word.split('/'))
-        .any(could_start_protected)
+    if !(may_start_protected(from) || may_start_protected(word))
+        || !from
+            .split('/')
+            .chain(word.split('/'))
+            .any(could_start_protected)
     {
         return None;
     }
@@ -286,6 +287,18 @@ fn could_start_protected(part: &str) -> bool {
     }
     (part.starts_with('.') || part == "etc")
         && PROTECTED.iter().any(|p| p.parts.first() == Some(&part))
+}
+
+/// Could some component of `path` pass [`could_start_protected`]? One
+/// pass over the bytes, no split: a component that starts with none of
+/// `.`, `$` and `e` (of `etc`), in a path with no glob byte, starts no
+/// protected path (most words with a `/`, `src/main.rs`, stop here).
+fn may_start_protected(path: &str) -> bool {
+    let b = path.as_bytes();
+    b.iter().enumerate().any(|(i, &c)| {
+        matches!(c, b'*' | b'?' | b'[')
+            || ((i == 0 || b[i - 1] == b'/') && matches!(c, b'.' | b'$' | b'e'))
+    })
 }
 
 /// Is a path component a shell glob?
@@ -508,6 +521,29 @@ mod tests {
         assert!(could_start_protected(".claude") && could_start_protected("etc"));
         assert!(could_start_protected("*") && could_start_protected("$XDG_CONFIG_HOME"));
         assert!(!could_start_protected(".git") && !could_start_protected("src"));
+        // The byte pass lets through every component the full check would.
+        for path in [
+            ".claude",
+            "a/.claude",
+            "etc",
+            "/etc/x",
+            "$XDG_CONFIG_HOME/t",
+            "a/*",
+            "x?",
+            "[ab]",
+        ] {
+            assert!(may_start_protected(path), "{path}");
+        }
+        for path in [
+            "src/main.rs",
+            "",
+            "a/b.c",
+            "/usr/local/bin",
+            "docs/index.md",
+        ] {
+            assert!(!may_start_protected(path), "{path}");
+            assert!(!path.split('/').any(could_start_protected), "{path}");
+        }
         // A glob only when it matches a first component as the shell would.
         for glob in [".c*", ".claude*", "?tc", "e[t]c", ".[ck]*", ".*"] {
             assert!(could_start_protected(glob), "{glob}");
