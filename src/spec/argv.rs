@@ -134,7 +134,7 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
         let sub = sub_path(&path, args[0]);
         if specs.get(&sub).is_none() {
             return args.len() == 2
-                && spec.help_subcommands.iter().any(|s| s == args[0])
+                && spec.help_subcommands.contains(args[0])
                 && spec
                     .subcommand_help
                     .iter()
@@ -281,7 +281,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         while i < args.len() {
             let w = args[i];
             let option = !seen.ended && w.len() > 1 && w.starts_with('-');
-            if !option && !spec.operators.iter().any(|o| o == w) || seen.ended {
+            if !option && !spec.operators.contains(w) || seen.ended {
                 if spec.subcommands && seen.operands.is_empty() {
                     if self.is_glob(w) {
                         return Err(self.refusal(w, "a subcommand the shell expands as a glob"));
@@ -307,7 +307,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 i += 1;
                 continue;
             }
-            if spec.operators.iter().any(|o| o == w) {
+            if spec.operators.contains(w) {
                 i += 1;
                 continue;
             }
@@ -347,9 +347,9 @@ impl<'s, 'c> Reader<'s, 'c> {
             return self.spec(s, &sub, rest, depth);
         }
         if let [only] = rest {
-            if spec.help_subcommands.iter().any(|s| s == word)
-                && spec.subcommand_help.contains(only)
-            {
+            // (The help forms first: a short list, where git's subcommands
+            // are a hundred.)
+            if spec.subcommand_help.contains(only) && spec.help_subcommands.contains(word) {
                 return Ok(Verdict { spec, help: true });
             }
         }

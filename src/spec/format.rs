@@ -352,9 +352,33 @@ impl<'a> WordList<'a> {
         self.0.is_empty()
     }
 
-    /// Whether `word` is one of them.
+    /// Whether `word` is one of them. (A pass over the joined form that
+    /// compares only at word starts whose first byte is the word's: asked
+    /// of every argument, against lists of a hundred subcommands.)
     pub fn contains(&self, word: &str) -> bool {
-        self.iter().any(|w| w == word)
+        let (all, w) = (self.0.as_bytes(), word.as_bytes());
+        let Some(&first) = w.first() else {
+            // No word of a list is empty.
+            return false;
+        };
+        let mut start = 0;
+        while start < all.len() {
+            if all[start] == first && self.is_word_at(start, w) {
+                return true;
+            }
+            match all[start..].iter().position(|&b| b == WORD_BREAK as u8) {
+                Some(i) => start += i + 1,
+                None => return false,
+            }
+        }
+        false
+    }
+
+    /// Whether the word that starts at byte `at` is `w`.
+    fn is_word_at(&self, at: usize, w: &[u8]) -> bool {
+        let all = self.0.as_bytes();
+        all.get(at..at + w.len()) == Some(w)
+            && all.get(at + w.len()).is_none_or(|&b| b == WORD_BREAK as u8)
     }
 
     /// Adds a word (which holds no line break).
@@ -542,8 +566,10 @@ impl<'a> Spec<'a> {
                 return None;
             }
             let opt = self.options.get(usize::from(o))?;
-            let found = opt.names.at(usize::from(n))?;
-            if found.as_bytes() == name {
+            let start = usize::from(n);
+            if opt.names.is_word_at(start, name) {
+                // (Compared in place; the name is cut out only when found.)
+                let found = opt.names.0.get(start..start + name.len())?;
                 return Some((opt, found));
             }
             at = (at + 1) & mask;

@@ -198,6 +198,68 @@ impl Specs {
 mod tests {
     use super::*;
 
+    /// A word list's `contains` answers what a search of its words in
+    /// turn does: for every list of every embedded spec, with its words,
+    /// their prefixes and extensions, and words of other lists.
+    #[test]
+    fn word_lists_contain_what_their_words_are() {
+        let specs = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax.specs.clone(),
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let variants = |w: &str| {
+            [
+                w.to_string(),
+                format!("{w}x"),
+                w.chars().skip(1).collect(),
+                w.chars()
+                    .take(w.chars().count().saturating_sub(1))
+                    .collect(),
+            ]
+        };
+        let (mut lists, mut found) = (0, 0);
+        let mut others: Vec<String> = ["", "\n", "-", "--", "help", "log"]
+            .map(String::from)
+            .to_vec();
+        for path in specs.names() {
+            let Some(spec) = specs.get(&path) else {
+                continue;
+            };
+            let mut all = vec![
+                &spec.names,
+                &spec.help,
+                &spec.help_subcommands,
+                &spec.subcommand_help,
+                &spec.operators,
+                &spec.docs,
+                &spec.requires,
+                &spec.secret_operands,
+                &spec.helpers,
+            ];
+            all.extend(spec.options.iter().map(|o| &o.names));
+            // This spec's words and near misses, and a few of other specs'.
+            let mut probes: Vec<String> = all
+                .iter()
+                .flat_map(|l| l.iter())
+                .flat_map(variants)
+                .collect();
+            probes.extend(others.iter().cloned());
+            for list in &all {
+                lists += 1;
+                for p in &probes {
+                    let plain = list.iter().any(|w| w == p);
+                    assert_eq!(list.contains(p), plain, "{path}: {p:?}");
+                    found += usize::from(plain);
+                }
+            }
+            others.extend(spec.names.iter().take(1).flat_map(variants));
+            if others.len() > 60 {
+                others.drain(6..10);
+            }
+        }
+        assert!(lists > 1000 && found > 1000, "{lists} lists, {found} found");
+    }
+
     /// The first-byte check answers what the plain test does, for the
     /// help forms of every spec and for words that are not.
     #[test]
