@@ -160,13 +160,16 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
         keeps_safe: true,
         ..Invocation::default()
     };
-    let mut rest: Vec<Word> = words.to_vec();
+    // The words still to read: borrowed from the command as written until
+    // a wrapper rewrites them (`env -S 'a b'`), so that peeling `sudo` or
+    // `time` copies nothing (it was six allocations a wrapped command).
+    let mut rest: Cow<'a, [Word]> = Cow::Borrowed(words);
     let mut rounds = 0;
     loop {
         // Leading assignments left by a wrapper (`env A=1 cmd`).
         let skip = rest.iter().take_while(|w| is_assignment_word(w)).count();
         if skip > 0 && !inv.wrappers.is_empty() {
-            rest.drain(..skip);
+            rest = after(std::mem::take(&mut rest), skip);
         }
         let Some(first) = rest.first() else { break };
         let (name, _) = command_name(first);
@@ -258,22 +261,27 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
             }
             break;
         }
-        let tail: Vec<Word> = rest.get(i.min(rest.len())..).unwrap_or(&[]).to_vec();
+        let at = i.min(rest.len());
+        let tail = after(std::mem::take(&mut rest), at);
         if wrapper.joins {
             let joined: Vec<&str> = tail.iter().map(|w| w.text.as_str()).collect();
             inv.wrapper_script = Some(Word {
                 literal: tail.iter().all(|w| w.literal),
                 ..Word::literal(joined.join(" "))
             });
-            rest = Vec::new();
+            rest = Cow::Borrowed(&[]);
             break;
         }
         if inv.wrapper_script.is_some() || inv.lookup {
             rest = tail;
             break;
         }
-        prepend.extend(tail);
-        rest = prepend;
+        rest = if prepend.is_empty() {
+            tail
+        } else {
+            prepend.extend(tail.iter().cloned());
+            Cow::Owned(prepend)
+        };
     }
     if inv.lookup || (inv.wrapper_script.is_some() && rest.is_empty()) || rest.is_empty() {
         // The wrapper itself is the whole call.
@@ -282,19 +290,44 @@ pub fn peel<'a>(words: &'a [Word], tax: &Taxonomy) -> Invocation<'a> {
                 inv.name = Cow::Owned(last.clone());
                 inv.written = Cow::Owned(last);
                 inv.plain_name = true;
-                inv.args = Cow::Owned(rest);
+                inv.args = rest;
                 return inv;
             }
         }
     }
-    if let Some((first, args)) = rest.split_first() {
-        let (name, plain) = command_name(first);
-        inv.name = Cow::Owned(name.into_owned());
-        inv.written = Cow::Owned(first.text.to_string());
-        inv.plain_name = plain;
-        inv.args = Cow::Owned(args.to_vec());
+    match rest {
+        Cow::Borrowed(rest) => {
+            if let Some((first, args)) = rest.split_first() {
+                let (name, plain) = command_name(first);
+                inv.name = name;
+                inv.written = Cow::Borrowed(&first.text);
+                inv.plain_name = plain;
+                inv.args = Cow::Borrowed(args);
+            }
+        }
+        Cow::Owned(rest) => {
+            if let Some((first, args)) = rest.split_first() {
+                let (name, plain) = command_name(first);
+                inv.name = Cow::Owned(name.into_owned());
+                inv.written = Cow::Owned(first.text.to_string());
+                inv.plain_name = plain;
+                inv.args = Cow::Owned(args.to_vec());
+            }
+        }
     }
     inv
+}
+
+/// The words of `words` from `from` on: a narrower borrow, or the owned
+/// list with its head cut off.
+fn after(words: Cow<'_, [Word]>, from: usize) -> Cow<'_, [Word]> {
+    match words {
+        Cow::Borrowed(w) => Cow::Borrowed(w.get(from..).unwrap_or(&[])),
+        Cow::Owned(mut w) => {
+            w.drain(..from.min(w.len()));
+            Cow::Owned(w)
+        }
+    }
 }
 
 #[cfg(test)]
