@@ -1012,7 +1012,8 @@ impl<'c, 's> Walk<'c, 's> {
         for (i, w) in inv.args.iter().enumerate() {
             // Not moved, a word with no `/` is reached as written (what
             // `as_reached` would find, with no call for most words).
-            if w.text.starts_with('-') || (cd.is_none() && !w.text.as_bytes().contains(&b'/')) {
+            let t = w.text.as_bytes();
+            if t.first() == Some(&b'-') || (cd.is_none() && !t.contains(&b'/')) {
                 continue;
             }
             if let Some(text) = crate::guard_paths::as_reached(cd, &w.text) {

@@ -314,10 +314,16 @@ fn needs_cleaning(path: &str) -> bool {
     if !b.contains(&b'/') {
         return false;
     }
-    b.split(|&c| c == b'/')
-        .skip(1)
-        .any(|c| matches!(c, b"" | b"." | b".."))
-        || b.starts_with(b"./")
+    // A component after a slash that is empty, `.` or `..`: read at each
+    // slash, with no split.
+    let ends_at = |i: usize| b.get(i).is_none_or(|&c| c == b'/');
+    b.starts_with(b"./")
+        || b.iter().enumerate().any(|(i, &c)| {
+            c == b'/'
+                && (ends_at(i + 1)
+                    || (b[i + 1] == b'.'
+                        && (ends_at(i + 2) || (b[i + 2] == b'.' && ends_at(i + 3)))))
+        })
 }
 
 /// Does `path` start from a fixed place (`/`, the home directory, an XDG
@@ -521,6 +527,31 @@ mod tests {
         assert!(could_start_protected(".claude") && could_start_protected("etc"));
         assert!(could_start_protected("*") && could_start_protected("$XDG_CONFIG_HOME"));
         assert!(!could_start_protected(".git") && !could_start_protected("src"));
+        // The slash-by-slash reading of `needs_cleaning` is the split one.
+        let split_form = |p: &str| {
+            let b = p.as_bytes();
+            b.contains(&b'/')
+                && (b
+                    .split(|&c| c == b'/')
+                    .skip(1)
+                    .any(|c| matches!(c, b"" | b"." | b".."))
+                    || b.starts_with(b"./"))
+        };
+        let parts = ["", ".", "..", "...", "a", ".a", "..a", "a.", "é"];
+        for x in parts {
+            for y in parts {
+                for z in parts {
+                    for p in [
+                        format!("{x}/{y}"),
+                        format!("{x}/{y}/{z}"),
+                        format!("/{x}{y}/{z}"),
+                        format!("{x}{y}{z}"),
+                    ] {
+                        assert_eq!(needs_cleaning(&p), split_form(&p), "{p:?}");
+                    }
+                }
+            }
+        }
         // The byte pass lets through every component the full check would.
         for path in [
             ".claude",
