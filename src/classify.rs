@@ -490,10 +490,17 @@ impl<'c, 's> Walk<'c, 's> {
     /// does not rule out each part being safe on its own (it is compound).
     fn refuse_whole(&mut self, why: impl Into<Cow<'static, str>>) {
         self.refused = true;
-        if !self.keeps_reasons() {
-            return;
+        if self.keeps_reasons() {
+            self.keep_reason(why.into());
         }
-        let why = why.into();
+    }
+
+    /// Keeps a reason once. (Out of line, like every reason's formatting:
+    /// a scan keeps none, and the walk's hot path stays small enough for
+    /// the instruction cache.)
+    #[cold]
+    #[inline(never)]
+    fn keep_reason(&mut self, why: Cow<'static, str>) {
         if !self.not_safe.contains(&why) {
             self.not_safe.push(why);
         }
@@ -505,8 +512,15 @@ impl<'c, 's> Walk<'c, 's> {
         self.refused = true;
         self.parts.refused = true;
         if self.keeps_reasons() {
-            self.refuse_safe(why());
+            self.format_reason(why);
         }
+    }
+
+    /// Formats and keeps a reason (see [`Walk::keep_reason`]).
+    #[cold]
+    #[inline(never)]
+    fn format_reason(&mut self, why: impl FnOnce() -> String) {
+        self.keep_reason(Cow::Owned(why()));
     }
 
     fn script(&mut self, text: &str, depth: usize, via: Option<&str>) {
@@ -934,6 +948,7 @@ impl<'c, 's> Walk<'c, 's> {
         }
     }
 
+    #[inline(never)]
     fn code(&mut self, lang: &str, text: &str, depth: usize) {
         let mut hits = Vec::new();
         if let Err(e) = self
@@ -958,6 +973,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// committed to the project, that config (a pager, an fsmonitor, a diff
     /// driver) can name programs. Wrapped or not (`nice git log`), a git
     /// part after such a move is not safe.
+    #[inline(never)]
     fn part_runs_git_after_cd(&mut self, spec: &crate::spec::Spec<'static>) {
         let git = spec
             .names
@@ -976,6 +992,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// Follows `cd DIR` (and `pushd DIR`): later relative paths are
     /// reached from `DIR`. A move nobody can follow (`cd -`, `cd "$X"`)
     /// forgets where the shell is.
+    #[inline(never)]
     fn note_move(&mut self, inv: &Invocation<'_>) {
         let mut dirs = inv
             .args
@@ -999,6 +1016,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// earlier `cd` moved to, is matched again in that spelling, and only
     /// the guard-tamper entries of that second look count (every other
     /// entry already judged the words as written).
+    #[inline(never)]
     fn guard_spellings(
         &mut self,
         inv: &Invocation<'_>,
@@ -1036,6 +1054,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// Matches `inv` against `groups` and records the guard-tamper entries
     /// among the hits (the others already judged the words as written),
     /// shown as `display`.
+    #[inline(never)]
     fn find_guard_entries(
         &mut self,
         inv: &Invocation<'_>,
@@ -1068,6 +1087,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// git's own group would do the same, but joined to git's other
     /// patterns it doubled the automaton every git command is searched
     /// with.)
+    #[inline(never)]
     fn guard_git(&mut self, inv: &Invocation<'_>, hits: &mut Vec<usize>) {
         const FILE_CHANGES: [&str; 5] = ["rm", "mv", "checkout", "restore", "clean"];
         const TAKES_VALUE: [&str; 6] = [
@@ -1137,6 +1157,7 @@ impl<'c, 's> Walk<'c, 's> {
 
     /// Notes a part that moves the shell somewhere other than the working
     /// directory (`cd src`), which later parts then run in.
+    #[inline(never)]
     fn part_moves(&mut self, name: &str, args: &[&str]) {
         if name == "cd"
             && !args
@@ -1149,6 +1170,7 @@ impl<'c, 's> Walk<'c, 's> {
 
     /// For an entry that writes, modifies or deletes files: the radius of
     /// where this invocation's paths land ([`crate::landing`]).
+    #[inline(never)]
     fn landing_radius(&self, rule_index: usize, inv: &Invocation<'_>) -> Option<BlastRadius> {
         // (The category alone settles most entries: no record decoded.)
         let category = self.c.tax.entry_category(rule_index)?;
