@@ -235,13 +235,7 @@ impl Classifier {
     }
 
     fn run<'x>(&'x self, command: &str, detail: Detail, ctx: Context<'x>) -> Analysis {
-        // A command nearly always starts with a printable ASCII byte, which
-        // settles that it is not blank without trimming it.
-        let starts_printable = command
-            .as_bytes()
-            .first()
-            .is_some_and(|&b| b.is_ascii_graphic());
-        if !starts_printable && command.trim().is_empty() {
+        if is_blank(command) {
             return Analysis {
                 label: Label::unknown(if detail == Detail::Terse {
                     ""
@@ -261,6 +255,59 @@ impl Classifier {
             Ok(mut scratch) => self.walk(command, detail, &mut scratch, ctx),
             Err(_) => self.walk(command, detail, &mut Scratch::default(), ctx),
         })
+    }
+
+    /// The terse labels ([`Classifier::classify_terse_in`]) of many
+    /// commands, each with the place it runs in, in order.
+    ///
+    /// The same labels as one call per command, found faster: a few
+    /// commands at a time are read as shell first and only then judged, so
+    /// that the parser's code and the judge's stay in the processor's
+    /// instruction cache instead of pushing each other out at every command
+    /// (a scan of the shared corpus: half the instruction-cache misses).
+    ///
+    /// ```
+    /// use toolgate::{Class, Classifier, Context};
+    /// let c = Classifier::embedded()?;
+    /// let here = Context::default();
+    /// let labels = c.classify_terse_all(&[("git status", here), ("rm -rf /", here), ("", here)]);
+    /// let classes: Vec<Class> = labels.iter().map(|l| l.class).collect();
+    /// assert_eq!(classes, [Class::Safe, Class::Destructive, Class::Unknown]);
+    /// assert_eq!(labels[1], c.classify_terse("rm -rf /"));
+    /// # Ok::<(), toolgate::EmbeddedTaxonomyError>(())
+    /// ```
+    pub fn classify_terse_all(&self, commands: &[(&str, Context<'_>)]) -> Vec<Label> {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => self.terse_all(commands, &mut scratch),
+            Err(_) => self.terse_all(commands, &mut Scratch::default()),
+        })
+    }
+
+    fn terse_all(&self, commands: &[(&str, Context<'_>)], scratch: &mut Scratch) -> Vec<Label> {
+        let mut labels = Vec::with_capacity(commands.len());
+        let mut scripts = std::mem::take(&mut scratch.read_ahead);
+        for run in commands.chunks(READ_AHEAD) {
+            if scripts.len() < run.len() {
+                scripts.resize_with(run.len(), Script::default);
+            }
+            for (&(text, _), script) in run.iter().zip(&mut scripts) {
+                shell::parse_into(text, 0, script);
+            }
+            for (&(text, ctx), script) in run.iter().zip(&mut scripts) {
+                labels.push(if is_blank(text) {
+                    Label::unknown("")
+                } else {
+                    let mut walk = Walk::new(self, Detail::Terse, scratch, ctx);
+                    walk.parsed(script, 0, None);
+                    walk.finish().label
+                });
+                if !keeps_buffers(script) {
+                    *script = Script::default();
+                }
+            }
+        }
+        scratch.read_ahead = scripts;
+        labels
     }
 
     fn walk<'x>(
@@ -372,6 +419,9 @@ struct Scratch {
     canon: String,
     /// The script read last, whose buffers the next one reuses.
     script: Script,
+    /// The scripts of a run of commands read ahead of judging them
+    /// ([`Classifier::classify_terse_all`]), kept for the next run.
+    read_ahead: Vec<Script>,
 }
 
 thread_local! {
@@ -534,6 +584,15 @@ impl<'c, 's> Walk<'c, 's> {
         // one; the outermost one's is put back for the next command.
         let mut script = std::mem::take(&mut self.scratch.script);
         shell::parse_into(text, depth * 2, &mut script);
+        self.parsed(&script, depth, via);
+        if keeps_buffers(&script) {
+            self.scratch.script = script;
+        }
+    }
+
+    /// Walks `script`, read from a string `depth` levels deep (reached
+    /// through `via`).
+    fn parsed(&mut self, script: &Script, depth: usize, via: Option<&str>) {
         if let Some(err) = &script.error {
             self.refuse_safe_with(|| {
                 format!(
@@ -568,7 +627,7 @@ impl<'c, 's> Walk<'c, 's> {
                 )
             });
         }
-        let feeds = stdin_feeds(&script, &self.c.tax);
+        let feeds = stdin_feeds(script, &self.c.tax);
         for (i, cmd) in script.commands.iter().enumerate() {
             let (stdin, source) = match feeds.as_ref().and_then(|f| f.get(i)) {
                 Some((stdin, source)) => (stdin.as_deref(), *source),
@@ -584,13 +643,6 @@ impl<'c, 's> Walk<'c, 's> {
         }
         if script.commands.is_empty() && script.error.is_none() {
             self.refuse_safe("no command");
-        }
-        // A script that grew large is let go rather than kept for a thread's
-        // life.
-        if script.commands.capacity() <= 16
-            && script.commands.iter().all(|c| c.words.capacity() <= 64)
-        {
-            self.scratch.script = script;
         }
     }
 
@@ -1373,6 +1425,30 @@ impl Parts {
         self.every_safe &= self.safe && !self.refused;
         self.active = false;
     }
+}
+
+/// How many commands [`Classifier::classify_terse_all`] reads ahead of
+/// judging them: enough that each phase's code stays in the instruction
+/// cache for a while, few enough that the scripts read stay in the data
+/// cache until they are judged. (A scan of the shared corpus took the same
+/// time within 1% from 8 to 64; from 128 up the data cache's misses cost
+/// more than the instruction cache's saved.)
+const READ_AHEAD: usize = 16;
+
+/// Whether a command is blank. A command nearly always starts with a
+/// printable ASCII byte, which settles that without trimming it.
+fn is_blank(command: &str) -> bool {
+    let starts_printable = command
+        .as_bytes()
+        .first()
+        .is_some_and(|&b| b.is_ascii_graphic());
+    !starts_printable && command.trim().is_empty()
+}
+
+/// Whether a script's buffers are worth keeping for the next command: one
+/// that grew large is let go rather than kept for a thread's life.
+fn keeps_buffers(script: &Script) -> bool {
+    script.commands.capacity() <= 16 && script.commands.iter().all(|c| c.words.capacity() <= 64)
 }
 
 fn excerpt(text: &str) -> String {

@@ -73,3 +73,77 @@ fn terse_labels_match_full_labels_over_the_corpus() {
     }
     assert!(seen >= 1500, "only {seen} commands compared");
 }
+
+/// [`Classifier::classify_terse_all`] reads a few commands ahead before it
+/// judges them, reusing each script's buffers from one run to the next:
+/// over the corpus, the shared corpora where present, and commands that
+/// outgrow the kept buffers between them, every label is the one
+/// [`Classifier::classify_terse_in`] gives that command alone, in its own
+/// place.
+#[test]
+fn labels_read_ahead_match_labels_one_by_one() {
+    use toolgate::{Class, Classifier, Context};
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+    let mut commands: Vec<String> = Vec::new();
+    for entry in std::fs::read_dir(root.join("corpus"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let text = std::fs::read_to_string(entry.path()).unwrap_or_default();
+        for line in text.lines() {
+            let v = serde_json::from_str::<serde_json::Value>(line).ok();
+            if let Some(command) = v.as_ref().and_then(|v| v.get("command")?.as_str()) {
+                commands.push(command.to_string());
+            }
+        }
+    }
+    let own = commands.len();
+    for name in ["tldr.txt", "nl2bash.txt", "gtfobins.txt"] {
+        match std::fs::read_to_string(root.join("../shared/corpus").join(name)) {
+            Ok(text) => commands.extend(text.lines().map(String::from)),
+            Err(_) => eprintln!("../shared/corpus/{name} is absent: the own corpus only"),
+        }
+    }
+    // A long pipeline and a many-word command every so often, whose
+    // scripts are let go, and blank commands.
+    let long = vec!["cat notes.txt"; 40].join(" | ");
+    let wide = format!("ls {}", vec!["src"; 100].join(" "));
+    let mut at = 0;
+    while at < commands.len() {
+        for extra in [long.clone(), String::new(), wide.clone(), "  ".to_string()] {
+            commands.insert(at, extra);
+            at += 1;
+        }
+        at += 37;
+    }
+    let places = [None, Some("/home/dev/project"), Some("/")];
+    let calls: Vec<(&str, Context)> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, command)| {
+            let cwd = places[i % places.len()];
+            (command.as_str(), Context { cwd })
+        })
+        .collect();
+    let mut safe = 0;
+    for (run, size) in [(0, calls.len()), (1, 5), (2, 1)] {
+        let got: Vec<_> = calls
+            .chunks(size)
+            .flat_map(|chunk| c.classify_terse_all(chunk))
+            .collect();
+        assert_eq!(got.len(), calls.len());
+        for ((command, ctx), label) in calls.iter().zip(&got) {
+            assert_eq!(
+                *label,
+                c.classify_terse_in(command, ctx),
+                "run {run}: {command:?} in {:?}",
+                ctx.cwd
+            );
+            safe += usize::from(label.class == Class::Safe);
+        }
+    }
+    assert!(own >= 1500, "only {own} commands in corpus/");
+    assert!(safe > 0, "no command was labelled safe");
+}

@@ -487,35 +487,73 @@ impl Job<'_> {
             InputFormat::Lines => std::str::from_utf8(bytes).ok(),
             InputFormat::Jsonl => None,
         };
+        let mut lines = Vec::with_capacity(batch.lines.len());
         for &at in &batch.lines {
             let (start, end) = (at.start, at.end);
             let raw = &bytes[start..end];
-            let (text, lossy): (Cow<'_, str>, bool) = match self.input {
-                InputFormat::Lines => match valid.and_then(|v| v.get(start..end)) {
-                    Some(s) => (Cow::Borrowed(s), false),
-                    None => match std::str::from_utf8(raw) {
-                        Ok(s) => (Cow::Borrowed(s), false),
-                        Err(_) => (String::from_utf8_lossy(raw), true),
-                    },
-                },
+            lines.push(match self.input {
+                InputFormat::Lines => {
+                    let (text, lossy) = match valid.and_then(|v| v.get(start..end)) {
+                        Some(s) => (Cow::Borrowed(s), false),
+                        None => match std::str::from_utf8(raw) {
+                            Ok(s) => (Cow::Borrowed(s), false),
+                            Err(_) => (String::from_utf8_lossy(raw), true),
+                        },
+                    };
+                    Read::Command {
+                        at,
+                        text,
+                        cwd: self.cwd.map(Cow::Borrowed),
+                        lossy,
+                    }
+                }
                 InputFormat::Jsonl => match command_field(raw) {
-                    Ok((c, cwd)) => {
-                        let cwd = cwd.as_deref().or(self.cwd);
-                        self.command(part, at, &c, cwd, false);
-                        continue;
-                    }
-                    Err(message) => {
-                        part.summary.add_bad();
-                        if self.format == ScanFormat::Jsonl {
-                            let error = Some(self.bad_line(at, &message));
-                            toolgate::report::push_record(&mut part.out, "", None, error);
-                        }
-                        part.errors.push((at, message));
-                        continue;
-                    }
+                    Ok((c, cwd)) => Read::Command {
+                        at,
+                        text: Cow::Owned(c),
+                        cwd: cwd.map(Cow::Owned).or(self.cwd.map(Cow::Borrowed)),
+                        lossy: false,
+                    },
+                    Err(message) => Read::Bad { at, message },
                 },
-            };
-            self.command(part, at, &text, self.cwd, lossy);
+            });
+        }
+        // JSONL shows no reason for an unknown label, so none is built; and
+        // the chunk's commands are labelled as one run, which reads them
+        // all as shell before it judges them.
+        let mut terse = Vec::new().into_iter();
+        if self.format == ScanFormat::Jsonl {
+            let commands: Vec<(&str, toolgate::Context)> = lines
+                .iter()
+                .filter_map(|l| match l {
+                    Read::Command { text, cwd, .. } => Some((
+                        text.as_ref(),
+                        toolgate::Context {
+                            cwd: cwd.as_deref(),
+                        },
+                    )),
+                    Read::Bad { .. } => None,
+                })
+                .collect();
+            terse = self.classifier.classify_terse_all(&commands).into_iter();
+        }
+        for line in lines {
+            match line {
+                Read::Command {
+                    at,
+                    text,
+                    cwd,
+                    lossy,
+                } => self.command(part, at, &text, cwd.as_deref(), lossy, terse.next()),
+                Read::Bad { at, message } => {
+                    part.summary.add_bad();
+                    if self.format == ScanFormat::Jsonl {
+                        let error = Some(self.bad_line(at, &message));
+                        toolgate::report::push_record(&mut part.out, "", None, error);
+                    }
+                    part.errors.push((at, message));
+                }
+            }
         }
     }
 
@@ -548,7 +586,17 @@ impl Job<'_> {
         }
     }
 
-    fn command(&self, part: &mut Part, at: LineAt, text: &str, cwd: Option<&str>, lossy: bool) {
+    /// Labels, counts and renders one command; `terse` is its terse label
+    /// when that was found already.
+    fn command(
+        &self,
+        part: &mut Part,
+        at: LineAt,
+        text: &str,
+        cwd: Option<&str>,
+        lossy: bool,
+        terse: Option<Label>,
+    ) {
         const LOSSY: &str = "invalid UTF-8 (read lossily)";
         let summary = self.format != ScanFormat::Jsonl;
         let ctx = toolgate::Context { cwd };
@@ -563,8 +611,8 @@ impl Job<'_> {
                 .flatten();
             (a.label, word)
         } else {
-            // JSONL shows no reason for an unknown label: none is built.
-            (self.classifier.classify_terse_in(text, &ctx), None)
+            let label = terse.unwrap_or_else(|| self.classifier.classify_terse_in(text, &ctx));
+            (label, None)
         };
         let verdict = self.gate.as_ref().map(|gate| {
             let call = serde_json::json!({ "command": text });
@@ -597,6 +645,21 @@ impl Job<'_> {
             toolgate::report::push_record_with(&mut part.out, text, Some(&label), error, extra);
         }
     }
+}
+
+/// One line of a chunk as read: a command, or a `--input jsonl` line that
+/// holds none.
+enum Read<'a> {
+    Command {
+        at: LineAt,
+        text: Cow<'a, str>,
+        cwd: Option<Cow<'a, str>>,
+        lossy: bool,
+    },
+    Bad {
+        at: LineAt,
+        message: String,
+    },
 }
 
 /// The tool name a scanned command is decided as: the shell tool.
