@@ -811,7 +811,7 @@ impl<'c, 's> Walk<'c, 's> {
         if inv.name == "git" {
             self.guard_git(&inv, &mut hits);
             hits.clear();
-        } else if !destructive.is_empty() {
+        } else if destructive.may_find_guard_entry(tax) {
             self.guard_spellings(&inv, spec, &destructive, &mut hits);
             hits.clear();
         }

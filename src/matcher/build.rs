@@ -127,6 +127,10 @@ pub struct PatternGroup {
     compiled: OnceLock<Result<Option<Box<Searcher>>, String>>,
     /// Compiled here if the shipped DFA ever fails a search.
     fallback: OnceLock<Result<Box<MultiPattern>, String>>,
+    /// Whether any of its entries is a guard-tamper one: most groups have
+    /// none, and a command whose groups have none needs no second look at
+    /// the paths its words reach.
+    has_guard_entry: OnceLock<bool>,
 }
 
 impl PatternGroup {
@@ -137,7 +141,17 @@ impl PatternGroup {
             shipped,
             compiled: OnceLock::new(),
             fallback: OnceLock::new(),
+            has_guard_entry: OnceLock::new(),
         }
+    }
+
+    /// Whether any entry of the group is of the guard-tamper category.
+    fn has_guard_entry(&self, tax: &Taxonomy) -> bool {
+        *self.has_guard_entry.get_or_init(|| {
+            self.rules
+                .iter()
+                .any(|r| tax.entry_category(r) == Some(crate::guard_paths::GUARD_TAMPER))
+        })
     }
 
     /// The group's automaton. `word` is the command word every command
@@ -345,6 +359,12 @@ impl<'a> Applicable<'a> {
     /// True when no group applies: nothing can match.
     pub fn is_empty(&self) -> bool {
         self.groups.iter().all(Option::is_none)
+    }
+
+    /// True when some entry of these groups is a guard-tamper one, so that
+    /// a search of them can find one.
+    pub fn may_find_guard_entry(&self, tax: &Taxonomy) -> bool {
+        self.iter().any(|(_, g)| g.has_guard_entry(tax))
     }
 
     /// The groups, each with the word its patterns are compiled for.
