@@ -473,8 +473,8 @@ fn write_specs(root: &Path) {
                 continue;
             };
             let index = u32::try_from(specs.len()).unwrap_or(u32::MAX);
-            for n in &raw.names {
-                names.push((n.clone(), index));
+            for n in spec.names.iter() {
+                names.push((n.to_string(), index));
             }
             specs.push(postcard::to_allocvec(&spec).unwrap_or_default());
         }

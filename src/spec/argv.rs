@@ -615,13 +615,14 @@ impl<'s, 'c> Reader<'s, 'c> {
                 }
                 break op;
             };
-            if matches!(op.role, Role::File | Role::Dir) {
+            if matches!(op.role, Role::File | Role::LocalFile | Role::Dir) {
                 files += 1;
             }
             if self.is_glob(w) {
                 // Files it reads, any number of them, named by a glob that
                 // cannot expand to an option or a secret.
-                let files = matches!(op.role, Role::File | Role::Dir) && op.repeat == Repeat::Many;
+                let files = matches!(op.role, Role::File | Role::LocalFile | Role::Dir)
+                    && op.repeat == Repeat::Many;
                 if !files {
                     return Err(self.refusal(
                         w,
@@ -640,6 +641,13 @@ impl<'s, 'c> Reader<'s, 'c> {
                         format!("a glob that could expand to a file named like an option (write `./{w}`, or put it after `--`)"),
                     ));
                 }
+                if op.role == Role::LocalFile && w.starts_with(GLOB_CHARS) {
+                    // After `--` too: binutils read an `@FILE` anywhere.
+                    return Err(self.refusal(
+                        w,
+                        format!("a glob that could expand to an `@FILE` the tool reads as arguments (write `./{w}`)"),
+                    ));
+                }
                 paths::check_glob(w, self.ctx).map_err(|why| self.refusal(w, why))?;
                 if op.repeat != Repeat::Many {
                     r += 1;
@@ -656,7 +664,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             && spec
                 .operands
                 .iter()
-                .any(|o| matches!(o.role, Role::File | Role::Dir))
+                .any(|o| matches!(o.role, Role::File | Role::LocalFile | Role::Dir))
         {
             return Err(self.refusal(
                 "",
@@ -683,12 +691,27 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::PlusFormat if !w.starts_with('+') => {
                 refuse("not a `+FORMAT`, so it means something else".into())
             }
-            Role::Text | Role::Number | Role::Subcommand | Role::PlusFormat => Ok(()),
+            Role::Key if w.contains('=') => {
+                refuse("a `NAME=VALUE`, which sets what it names".into())
+            }
+            Role::Key if w.starts_with('-') => refuse("not a name".into()),
+            Role::Text | Role::Key | Role::Number | Role::Subcommand | Role::PlusFormat => Ok(()),
             Role::Pattern => match content::hunts_credentials(w) {
                 Some(why) => refuse(why),
                 None => Ok(()),
             },
             Role::File | Role::Dir => paths::check(w, self.ctx, tree).or_else(refuse),
+            Role::LocalFile => match w.as_bytes().first() {
+                Some(b'-') => refuse("a file named like an option, or standard input".into()),
+                Some(b'@') => refuse("an `@FILE`, whose words the tool reads as arguments".into()),
+                _ if w.contains(':') => {
+                    refuse("a `HOST:FILE`, which the tool reads remotely".into())
+                }
+                _ if w.contains(['*', '?', '[']) => {
+                    refuse("a wildcard, which the tool may match against files itself".into())
+                }
+                _ => paths::check(w, self.ctx, tree).or_else(refuse),
+            },
             Role::Pathspec => self.pathspec(w, tree),
             Role::Rev => self.rev(w),
             Role::RevOrPath => {
@@ -1063,6 +1086,43 @@ help = ["--help"]
 help_only = true
 
 [[command]]
+names = ["ob"]
+category = "fs-read"
+reason = "dumps object files"
+operands = ["local-file..."]
+options = '''
+-d
+-j --section =?text
+'''
+
+[[command]]
+names = ["sc"]
+category = "sys-read"
+reason = "prints kernel settings"
+operands = ["key..."]
+options = '''
+-n
+'''
+
+[[command]]
+names = ["nt"]
+category = "sys-read"
+reason = "prints network state"
+subcommands = true
+
+[[command]]
+names = ["nt a[ddress]"]
+category = "sys-read"
+reason = "lists addresses"
+subcommands = true
+
+[[command]]
+names = ["nt a[ddress] s[how]", "nt a[ddress] ls[t]"]
+category = "sys-read"
+reason = "shows addresses"
+operands = ["text..."]
+
+[[command]]
 names = ["dk"]
 category = "containers"
 help = ["--version"]
@@ -1134,6 +1194,163 @@ subcommand_help = ["--help"]
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }
+    }
+
+    /// A `local-file` is a file the tool cannot take for anything else:
+    /// the path check, and no leading `-` or `@`, no `:`, no wildcard;
+    /// a glob of such files may not start with a wildcard even after
+    /// `--` (binutils read an `@FILE` wherever it stands).
+    #[test]
+    fn local_files_are_files_no_tool_reads_as_more() {
+        let s = specs();
+        for ok in [
+            "ob -d prog",
+            "ob -d build/prog",
+            "ob -d ./prog",
+            "ob -d -- build/prog",
+            "ob -j.text prog",
+            "ob --section=.text prog",
+        ] {
+            assert_eq!(verdict(&s, ok), Ok(false), "{ok}");
+        }
+        for (bad, why) in [
+            (
+                "ob -d @args",
+                "`@args`: an `@FILE`, whose words the tool reads as arguments",
+            ),
+            (
+                "ob -d -- @args",
+                "`@args`: an `@FILE`, whose words the tool reads as arguments",
+            ),
+            (
+                "ob -d -- -x",
+                "`-x`: a file named like an option, or standard input",
+            ),
+            (
+                "ob -d host:prog",
+                "`host:prog`: a `HOST:FILE`, which the tool reads remotely",
+            ),
+            (
+                "ob -d build/x:y",
+                "`build/x:y`: a `HOST:FILE`, which the tool reads remotely",
+            ),
+            (
+                "ob -d p*",
+                "`p*`: a wildcard, which the tool may match against files itself",
+            ),
+            (
+                "ob -d ../prog",
+                "`../prog`: leaves the working directory through `..`",
+            ),
+            (
+                "ob -d build/../../prog",
+                "`build/../../prog`: leaves the working directory through `..`",
+            ),
+            (
+                "ob -d build/id_rsa",
+                "`build/id_rsa`: names a secret (a private key)",
+            ),
+        ] {
+            assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
+        }
+        let globbed = |line: &str, glob: &str| {
+            let words: Vec<&str> = line.split(' ').collect();
+            check(&s, &words, &[glob], &Context::default())
+                .map(|v| v.help)
+                .map_err(|r| r.to_string())
+        };
+        assert_eq!(globbed("ob -d ./*.rs", "./*.rs"), Ok(false));
+        assert_eq!(
+            globbed("ob -d -- *.rs", "*.rs"),
+            Err("`*.rs`: a glob that could expand to an `@FILE` the tool reads as arguments (write `./*.rs`)".to_string())
+        );
+        assert_eq!(
+            globbed("ob -d *.rs", "*.rs"),
+            Err("`*.rs`: a glob that could expand to a file named like an option (write `./*.rs`, or put it after `--`)".to_string())
+        );
+    }
+
+    /// A `key` is data that never sets what it names.
+    #[test]
+    fn keys_are_names_never_assignments() {
+        let s = specs();
+        for ok in [
+            "sc kernel.hostname",
+            "sc -n vm.swappiness fs.file-max",
+            "sc",
+            "sc -- net.ipv4.ip_forward",
+        ] {
+            assert_eq!(verdict(&s, ok), Ok(false), "{ok}");
+        }
+        for (bad, why) in [
+            (
+                "sc kernel.hostname=x",
+                "`kernel.hostname=x`: a `NAME=VALUE`, which sets what it names",
+            ),
+            ("sc -n a=", "`a=`: a `NAME=VALUE`, which sets what it names"),
+            ("sc -- -w", "`-w`: not a name"),
+        ] {
+            assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
+        }
+    }
+
+    /// `HEAD[REST]` in a name is every prefix from HEAD on, each a name of
+    /// its own; other prefixes, and longer words, are not names.
+    #[test]
+    fn bracketed_names_are_every_prefix_from_the_head() {
+        let s = specs();
+        for ok in [
+            "nt a",
+            "nt address",
+            "nt a s",
+            "nt ad sh",
+            "nt addre show",
+            "nt a ls",
+            "nt address lst dev x",
+        ] {
+            assert_eq!(verdict(&s, ok), Ok(false), "{ok}");
+        }
+        for (bad, why) in [
+            (
+                "nt addresses s",
+                "`addresses`: `nt addresses` has no spec, so what it does is not known",
+            ),
+            (
+                "nt a l",
+                "`l`: `nt a l` has no spec, so what it does is not known",
+            ),
+            (
+                "nt a showw",
+                "`showw`: `nt a showw` has no spec, so what it does is not known",
+            ),
+            (
+                "nt b s",
+                "`b`: `nt b` has no spec, so what it does is not known",
+            ),
+        ] {
+            assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
+        }
+        assert_eq!(
+            super::super::format::expand_names(&[
+                "x a[bc] d".to_string(),
+                "[".to_string(),
+                "y[".to_string()
+            ]),
+            Ok(["x a d", "x ab d", "x abc d", "[", "y["]
+                .map(String::from)
+                .to_vec())
+        );
+        for bad in ["x a[]", "x a[b[c]]"] {
+            assert!(
+                super::super::format::expand_names(&[bad.to_string()]).is_err(),
+                "{bad}"
+            );
+        }
+        let twice = super::super::format::expand_names(&["x a[b]".to_string(), "x ab".to_string()]);
+        assert_eq!(
+            twice.map_err(|e| e.to_string()),
+            Err("field `names`: `x ab` is named twice".to_string())
+        );
     }
 
     /// The refusal of a help-only command's other words reads as its

@@ -12,10 +12,10 @@ use super::Specs;
 /// oracle's work tree holds.
 fn sample(role: Role) -> &'static str {
     match role {
-        Role::Text => "x",
+        Role::Text | Role::Key => "x",
         Role::Number => "1",
         Role::Pattern => "main",
-        Role::File | Role::Pathspec => "file.txt",
+        Role::File | Role::LocalFile | Role::Pathspec => "file.txt",
         Role::Dir | Role::Workdir => "src",
         Role::Rev => "HEAD",
         Role::RevOrPath => "HEAD",

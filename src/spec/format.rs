@@ -219,6 +219,16 @@ pub enum Role {
     /// A git `--format`/`--pretty` string: text, but no placeholder that
     /// verifies a signature (`%G?`, `%(signature)`), which runs gpg.
     GitFormat,
+    /// A file, as [`Role::File`], that its tool cannot read as anything
+    /// else: no leading `-` (an option or standard input to some parsers),
+    /// no leading `@` (binutils read the words of an `@FILE`, wherever it
+    /// stands), and no `:` (tar and rsh-style tools take `HOST:FILE` to be
+    /// remote).
+    LocalFile,
+    /// The name of a setting or key the command reads: data, but never
+    /// `NAME=VALUE`, which the same tools take as an order to set it
+    /// (`sysctl kernel.x=1` writes), and never option-like.
+    Key,
     /// The directory the shell moves into (`cd DIR`), required: inside the
     /// working directory and through no hidden directory, because the
     /// relative paths of the commands after it start there, and the secret
@@ -668,6 +678,8 @@ pub fn role_of(name: &str) -> Option<Role> {
         "number" => Role::Number,
         "pattern" => Role::Pattern,
         "file" => Role::File,
+        "local-file" => Role::LocalFile,
+        "key" => Role::Key,
         "dir" => Role::Dir,
         "rev" => Role::Rev,
         "rev-or-path" => Role::RevOrPath,
@@ -684,7 +696,7 @@ pub fn role_of(name: &str) -> Option<Role> {
 }
 
 /// The roles a spec may name, for error messages.
-pub const ROLES: &str = "text, number, pattern, file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
+pub const ROLES: &str = "text, key, number, pattern, file, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
 
 fn effect_of(name: &str) -> Option<Effect> {
     Some(match name {
@@ -839,6 +851,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             return Err(err("names", format!("`{n}` is not a command name or path")));
         }
     }
+    let names = expand_names(&raw.names)?;
     let syntax = match raw.syntax.as_deref() {
         None | Some("gnu") => Syntax::Gnu,
         Some("posix") => Syntax::Posix,
@@ -929,7 +942,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         ));
     }
     let mut spec = Spec {
-        names: owned(&raw.names),
+        names: owned(&names),
         file: Cow::Owned(file.to_string()),
         line,
         category: Cow::Owned(raw.category.clone()),
@@ -964,6 +977,71 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
     };
     spec.option_index = OptionIndex(Cow::Owned(spec.option_slots()));
     Ok(spec)
+}
+
+/// The names a spec answers to, with each word written `HEAD[REST]`
+/// spelled out as every prefix of `HEADREST` that starts with `HEAD`:
+/// `ip a[ddress] s[how]` is `ip a s`, `ip ad s`, … `ip address show`.
+///
+/// Some tools take any prefix of a subcommand that no earlier entry of
+/// their own table claims (iproute2 checks `ip a` against `address` before
+/// `addrlabel`); the spec writes the shortest prefix its tool resolves to
+/// that subcommand, and the index then holds each spelling as a name of
+/// its own, so a lookup stays one probe. A word with no brackets, or a
+/// bracket that is not of this form (the `[` command), is kept as it is.
+pub fn expand_names(names: &[String]) -> Result<Vec<String>, SpecError> {
+    let mut out: Vec<String> = Vec::new();
+    for name in names {
+        let mut spellings = vec![String::new()];
+        for word in name.split(' ') {
+            let forms =
+                word_prefixes(word).map_err(|why| err("names", format!("`{name}`: {why}")))?;
+            let mut next = Vec::with_capacity(spellings.len() * forms.len());
+            for s in &spellings {
+                for f in &forms {
+                    let mut joined = s.clone();
+                    if !joined.is_empty() {
+                        joined.push(' ');
+                    }
+                    joined.push_str(f);
+                    next.push(joined);
+                }
+            }
+            spellings = next;
+        }
+        for s in spellings {
+            if out.contains(&s) {
+                return Err(err("names", format!("`{s}` is named twice")));
+            }
+            out.push(s);
+        }
+    }
+    Ok(out)
+}
+
+/// The spellings of one word of a name (see [`expand_names`]).
+fn word_prefixes(word: &str) -> Result<Vec<String>, String> {
+    let Some(open) = word.find('[') else {
+        return Ok(vec![word.to_string()]);
+    };
+    let (head, tail) = (&word[..open], &word[open + 1..]);
+    let Some(rest) = tail.strip_suffix(']') else {
+        return Ok(vec![word.to_string()]);
+    };
+    if head.is_empty() {
+        // `[`, `[[`: command names of their own.
+        return Ok(vec![word.to_string()]);
+    }
+    if rest.is_empty() || rest.contains(['[', ']']) {
+        return Err(format!(
+            "`{word}`: write the optional rest of a word as `HEAD[REST]`, with no other bracket"
+        ));
+    }
+    let mut forms = vec![head.to_string()];
+    for (i, c) in rest.char_indices() {
+        forms.push(format!("{head}{}", &rest[..i + c.len_utf8()]));
+    }
+    Ok(forms)
 }
 
 /// Words as written, owned by a compiled spec.

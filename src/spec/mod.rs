@@ -119,7 +119,8 @@ impl Specs {
                     field: e.field.into(),
                     message: e.message,
                 })?;
-                for name in &raw.names {
+                for name in spec.names.iter() {
+                    let name = name.to_string();
                     let here = format!("{file}:{line}");
                     if let Some(prev) = first.insert(name.clone(), here) {
                         return Err(TaxonomyError::DuplicateId {
