@@ -193,6 +193,9 @@ struct Seen<'w> {
     ended: bool,
     /// `--` was seen.
     dashdash: bool,
+    /// The command stops at a stray word before it acts (its spec's
+    /// `stray_words_fail`).
+    stray_words_fail: bool,
 }
 
 impl<'s, 'c> Reader<'s, 'c> {
@@ -271,7 +274,10 @@ impl<'s, 'c> Reader<'s, 'c> {
                 help_only_why(spec, path)
             }));
         }
-        let mut seen = Seen::default();
+        let mut seen = Seen {
+            stray_words_fail: spec.stray_words_fail,
+            ..Seen::default()
+        };
         let fixed = spec
             .operands
             .iter()
@@ -479,7 +485,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             },
             Arity::Optional => {
                 if let Some(v) = attached {
-                    self.value(opt.role, v)?;
+                    self.value(opt.role, v, seen.stray_words_fail)?;
                 }
                 Ok(i + 1)
             }
@@ -491,7 +497,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                         None => return Err(self.refusal(word, format!("{resolved} needs a value"))),
                     },
                 };
-                self.value(opt.role, value)?;
+                self.value(opt.role, value, seen.stray_words_fail)?;
                 Ok(next)
             }
             Arity::Pair => {
@@ -500,7 +506,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 }
                 match args.get(i + 2) {
                     Some(v) => {
-                        self.value(opt.role, v)?;
+                        self.value(opt.role, v, seen.stray_words_fail)?;
                         Ok(i + 3)
                     }
                     None => Err(self.refusal(word, format!("{resolved} needs a name and a value"))),
@@ -512,8 +518,11 @@ impl<'s, 'c> Reader<'s, 'c> {
     /// An option's value: its role's check, and for data a check that it
     /// names no secret file, in case the tool opens what its spec calls
     /// text (`grep --include=.env` makes grep read every `.env` below).
-    fn value(&self, role: Role, w: &str) -> Result<(), Refusal> {
+    fn value(&self, role: Role, w: &str, stray_words_fail: bool) -> Result<(), Refusal> {
         if self.is_glob(w) {
+            if stray_words_fail && role == Role::Pattern && expands_past_nothing(w) {
+                return Ok(());
+            }
             return Err(self.refusal(
                 w,
                 "an option's value the shell expands as a glob, perhaps into several words",
@@ -671,6 +680,22 @@ impl<'s, 'c> Reader<'s, 'c> {
                 "with no file named it searches the whole working directory, where secrets such as `.env` live",
             ));
         }
+        // A `local-file` the grammar requires and the line does not give:
+        // the tool reads standard input instead (`tac` copies a pipe to a
+        // temporary file), or does something else.
+        // (Words after `--` with a role of their own fill no position: a
+        // file given there counts.)
+        let after_dashdash = spec.after_dashdash.is_some() && seen.operands.iter().any(|o| o.1);
+        if !after_dashdash
+            && spec.operands[r.min(spec.operands.len())..]
+                .iter()
+                .any(|o| o.role == Role::LocalFile && o.repeat == Repeat::One)
+        {
+            return Err(self.refusal(
+                path,
+                "names no file, and without one it reads standard input",
+            ));
+        }
         Ok(())
     }
 
@@ -703,6 +728,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::File | Role::Dir => paths::check(w, self.ctx, tree).or_else(refuse),
             Role::LocalFile => match w.as_bytes().first() {
                 Some(b'-') => refuse("a file named like an option, or standard input".into()),
+                _ if w == "/dev/stdin" => refuse("standard input, which is no file to read".into()),
                 Some(b'@') => refuse("an `@FILE`, whose words the tool reads as arguments".into()),
                 _ if w.contains(':') => {
                     refuse("a `HOST:FILE`, which the tool reads remotely".into())
@@ -792,6 +818,23 @@ impl<'s, 'c> Reader<'s, 'c> {
         paths::check(path, self.ctx, false)
             .map_err(|why| self.refusal(w, format!("its path {why}")))
     }
+}
+
+/// Whether every word a glob can expand to ends in a literal `.EXT` of
+/// its own, with no `/` anywhere: the form `*.py`, `test_*.tar.gz` (see
+/// `stray_words_fail`). Such a word is a file name, never an option
+/// (none holds a `.`) or an operator of a command that reads its whole
+/// line before it acts.
+fn expands_past_nothing(glob: &str) -> bool {
+    if glob.contains('/') {
+        return false;
+    }
+    let Some(last_wild) = glob.rfind(GLOB_CHARS) else {
+        return false;
+    };
+    let tail = &glob[last_wild + 1..];
+    // A bracket expression ends at its `]`, which the tail must follow.
+    !tail.contains(']') && tail.len() >= 2 && tail.starts_with('.')
 }
 
 /// The path of subcommand `word` of `path` (`git log`): what
@@ -984,9 +1027,11 @@ names = ["fd1"]
 category = "fs-read"
 reason = "finds"
 syntax = "single-dash"
+stray_words_fail = true
 operators = ["(", ")", "!"]
 operands = ["dir..."]
 options = '''
+-iname =pattern
 -name =text
 -delete !writes
 -newer =file
@@ -1093,6 +1138,15 @@ operands = ["local-file..."]
 options = '''
 -d
 -j --section =?text
+'''
+
+[[command]]
+names = ["tc"]
+category = "fs-read"
+reason = "prints files backwards"
+operands = ["local-file", "local-file..."]
+options = '''
+-s =text
 '''
 
 [[command]]
@@ -1203,6 +1257,11 @@ subcommand_help = ["--help"]
     #[test]
     fn local_files_are_files_no_tool_reads_as_more() {
         let s = specs();
+        assert_eq!(
+            verdict(&s, "tc"),
+            Err("`tc`: names no file, and without one it reads standard input".to_string())
+        );
+        assert_eq!(verdict(&s, "tc -s , a.txt b.txt"), Ok(false));
         for ok in [
             "ob -d prog",
             "ob -d build/prog",
@@ -1225,6 +1284,10 @@ subcommand_help = ["--help"]
             (
                 "ob -d -- -x",
                 "`-x`: a file named like an option, or standard input",
+            ),
+            (
+                "ob -d /dev/stdin",
+                "`/dev/stdin`: standard input, which is no file to read",
             ),
             (
                 "ob -d host:prog",
@@ -1267,6 +1330,52 @@ subcommand_help = ["--help"]
         assert_eq!(
             globbed("ob -d *.rs", "*.rs"),
             Err("`*.rs`: a glob that could expand to a file named like an option (write `./*.rs`, or put it after `--`)".to_string())
+        );
+    }
+
+    /// A command that stops at a stray word before it acts takes a glob
+    /// as a pattern option's value when every word it can become ends in
+    /// a literal `.EXT`: anything else the shell might make of it is
+    /// refused.
+    #[test]
+    fn a_pattern_glob_is_harmless_only_where_stray_words_fail() {
+        let s = specs();
+        let globbed = |line: &str, globs: &[&str]| {
+            let words: Vec<&str> = line.split(' ').collect();
+            check(&s, &words, globs, &Context::default())
+                .map(|v| v.help)
+                .map_err(|r| r.to_string())
+        };
+        for (ok, glob) in [
+            ("fd1 . -iname *.py", "*.py"),
+            ("fd1 . -iname test_*.tar.gz", "test_*.tar.gz"),
+            ("fd1 src -iname *x*.o", "*x*.o"),
+            ("fd1 . -iname ?.md", "?.md"),
+        ] {
+            assert_eq!(globbed(ok, &[glob]), Ok(false), "{ok}");
+        }
+        let refused = "an option's value the shell expands as a glob, perhaps into several words";
+        for (bad, glob) in [
+            ("fd1 . -iname *", "*"),
+            ("fd1 . -iname *bar", "*bar"),
+            ("fd1 . -iname *.py?", "*.py?"),
+            ("fd1 . -iname *.[ch]", "*.[ch]"),
+            ("fd1 . -iname [ab].txt", "[ab].txt"),
+            ("fd1 . -iname src/*.py", "src/*.py"),
+            ("fd1 . -iname *.", "*."),
+            ("fd1 . -name *.py", "*.py"), // text, not a pattern
+        ] {
+            assert_eq!(
+                globbed(bad, &[glob]),
+                Err(format!("`{glob}`: {refused}")),
+                "{bad}"
+            );
+        }
+        // Where a stray word does not stop the command, a glob value
+        // never passes.
+        assert_eq!(
+            globbed("rd -e *.py a.txt", &["*.py"]),
+            Err(format!("`*.py`: {refused}"))
         );
     }
 

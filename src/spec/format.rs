@@ -151,6 +151,16 @@ pub struct RawSpec {
     /// runs `gzip -cd`): the sandbox oracle allows exactly these.
     #[serde(default)]
     pub helpers: Vec<String>,
+    /// The command reads its whole command line before it acts and stops
+    /// with an error at a word it cannot place (GNU find: "paths must
+    /// precede expression", "unknown predicate"). Then a pattern option's
+    /// value that the shell expands as a glob ending in a literal `.EXT`
+    /// (`find . -name *.py`) is harmless: the first word it becomes is the
+    /// pattern, and any further one, which also ends in `.EXT`, can be no
+    /// option or operator of the command, only an error before anything
+    /// runs.
+    #[serde(default)]
+    pub stray_words_fail: bool,
     /// Commands that must be labelled safe by this spec.
     #[serde(default)]
     pub examples: Vec<String>,
@@ -220,7 +230,8 @@ pub enum Role {
     /// verifies a signature (`%G?`, `%(signature)`), which runs gpg.
     GitFormat,
     /// A file, as [`Role::File`], that its tool cannot read as anything
-    /// else: no leading `-` (an option or standard input to some parsers),
+    /// else: not standard input (`-`, `/dev/stdin`: `tac` copies a pipe
+    /// to a temporary file), no leading `-` (an option to some parsers),
     /// no leading `@` (binutils read the words of an `@FILE`, wherever it
     /// stands), and no `:` (tar and rsh-style tools take `HOST:FILE` to be
     /// remote).
@@ -518,6 +529,8 @@ pub struct Spec<'a> {
     /// Programs it runs as part of itself.
     #[serde(borrow)]
     pub helpers: WordList<'a>,
+    /// It fails on a word it cannot place before it acts.
+    pub stray_words_fail: bool,
     /// Its option names in a hash table, for a lookup by exact name:
     /// built when the spec is compiled and packed with it (built on a
     /// process's first lookup, it cost a corpus scan 2.6 M instructions),
@@ -967,6 +980,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         service: raw.service.as_ref().map(|s| Cow::Owned(s.clone())),
         parameters: raw.parameters,
         helpers: owned(&raw.helpers),
+        stray_words_fail: raw.stray_words_fail,
         secret_operands: WordList::of(
             &raw.secret_operands
                 .iter()
