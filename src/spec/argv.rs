@@ -804,6 +804,12 @@ impl<'s, 'c> Reader<'s, 'c> {
         if w.starts_with(":/") || w.starts_with(":!") {
             return Err(self.refusal(w, "a revision found by searching, which is not known ahead"));
         }
+        // Not a revision, git falls back to reading the word as a
+        // pathspec, magic included (`git log -p ':(glob).e*'` prints the
+        // history of `.env`).
+        if w.starts_with(":(") || w.starts_with(":^") {
+            return Err(self.refusal(w, "pathspec magic, which could match a secret"));
+        }
         let Some((_, path)) = w.split_once(':') else {
             return Ok(());
         };
@@ -1719,6 +1725,9 @@ subcommand_help = ["--help"]
             "vc push --help",
             "vc reset -h",
             "vc log HEAD:.env",
+            "vc log :(glob).e*",
+            "vc log :^src",
+            "vc log :(top).env",
             "vc log -- .env",
             "vc log -- '*'",
             "vc log -- '*.env'",
