@@ -720,6 +720,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                 refuse("a `NAME=VALUE`, which sets what it names".into())
             }
             Role::Key if w.starts_with('-') => refuse("not a name".into()),
+            Role::Key if path_like(w) => {
+                refuse("a name with an empty part, which a tool that makes a path of it could climb out through".into())
+            }
             Role::Text | Role::Key | Role::Number | Role::Subcommand | Role::PlusFormat => Ok(()),
             Role::Pattern => match content::hunts_credentials(w) {
                 Some(why) => refuse(why),
@@ -824,6 +827,17 @@ impl<'s, 'c> Reader<'s, 'c> {
         paths::check(path, self.ctx, false)
             .map_err(|why| self.refusal(w, format!("its path {why}")))
     }
+}
+
+/// Whether a key has an empty part between its separators (`.` or `/`),
+/// or starts with one. sysctl reads `/proc/sys/` and the key with dots
+/// and slashes swapped, and older releases follow `..` out of it
+/// (`sysctl -n /../../etc/shadow`, or `.//.//.etc.shadow` spelled with
+/// dots): every such climb needs two separators in a row.
+fn path_like(key: &str) -> bool {
+    let sep = |b: u8| b == b'.' || b == b'/';
+    let b = key.as_bytes();
+    b.first().is_some_and(|&c| sep(c)) || b.windows(2).any(|p| sep(p[0]) && sep(p[1]))
 }
 
 /// Whether every word a glob can expand to ends in a literal `.EXT` of
@@ -1404,6 +1418,10 @@ subcommand_help = ["--help"]
             ),
             ("sc -n a=", "`a=`: a `NAME=VALUE`, which sets what it names"),
             ("sc -- -w", "`-w`: not a name"),
+            ("sc /../../etc/shadow", "`/../../etc/shadow`: a name with an empty part, which a tool that makes a path of it could climb out through"),
+            ("sc kernel.//.//.etc.shadow", "`kernel.//.//.etc.shadow`: a name with an empty part, which a tool that makes a path of it could climb out through"),
+            ("sc kernel..x", "`kernel..x`: a name with an empty part, which a tool that makes a path of it could climb out through"),
+            ("sc .kernel", "`.kernel`: a name with an empty part, which a tool that makes a path of it could climb out through"),
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }

@@ -238,7 +238,9 @@ pub enum Role {
     LocalFile,
     /// The name of a setting or key the command reads: data, but never
     /// `NAME=VALUE`, which the same tools take as an order to set it
-    /// (`sysctl kernel.x=1` writes), and never option-like.
+    /// (`sysctl kernel.x=1` writes), never option-like, and never with an
+    /// empty part between dots or slashes (tools make paths of keys:
+    /// `sysctl -n /../../etc/shadow` reads the file on older releases).
     Key,
     /// The directory the shell moves into (`cd DIR`), required: inside the
     /// working directory and through no hidden directory, because the
