@@ -27,6 +27,13 @@ use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
 pub use crate::spec::Context;
 use crate::taxonomy::Taxonomy;
 
+/// The longest here-document or here-string body a safe command may be
+/// fed: bash 5.1 and later hand a body that fits in a pipe (a page is
+/// the least a pipe holds) through one, and write a longer one to a
+/// temporary file in $TMPDIR (seen under strace: `sh-thd.*`, created and
+/// unlinked).
+const HERE_BODY_LIMIT: usize = 4096;
+
 /// How many levels of `sh -c` / `eval` / `ssh` strings are followed.
 pub const MAX_NESTING: usize = 12;
 /// How many invocations one classification examines.
@@ -698,6 +705,13 @@ impl<'c, 's> Walk<'c, 's> {
             // words: `${x:=…}`, `$(…)` and `$SECRET` run or print there too.
             if !fed.literal && fed.text.bytes().any(|b| b == b'$' || b == b'`') {
                 self.refuse_safe("a here-document or here-string is expanded by the shell");
+            }
+            // bash writes a body that does not fit in a pipe to a
+            // temporary file. (bash before 5.1 does so with every body:
+            // that is the shell's own plumbing, created and removed
+            // around the command, and accepted as such.)
+            if fed.text.len() > HERE_BODY_LIMIT {
+                self.refuse_safe("a here-document or here-string so long that the shell writes it to a temporary file");
             }
         }
         let inv = normalize::peel(&cmd.words, &self.c.tax);

@@ -26,6 +26,10 @@ const GLOB_CHARS: [char; 3] = ['*', '?', '['];
 /// How many wrappers deep (`nice timeout 5 ls`) a safe command may be.
 const MAX_DEPTH: usize = 8;
 
+/// The most globs a `stray_words_fail` command may hold: each is left out
+/// in turn, and the rest read again.
+const MAX_VANISHING_GLOBS: usize = 3;
+
 /// A command a spec explains whole.
 #[derive(Clone, Copy, Debug)]
 pub struct Verdict<'s> {
@@ -274,6 +278,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                 help_only_why(spec, path)
             }));
         }
+        if spec.stray_words_fail {
+            self.vanishing_globs(spec, path, args, depth)?;
+        }
         let mut seen = Seen {
             stray_words_fail: spec.stray_words_fail,
             ..Seen::default()
@@ -338,6 +345,51 @@ impl<'s, 'c> Reader<'s, 'c> {
             }
         }
         Ok(Verdict { spec, help: false })
+    }
+
+    /// A command that takes a glob as a pattern (`stray_words_fail`) must
+    /// be safe too when the shell drops a glob that matches nothing
+    /// (`shopt -s nullglob`): the words after it shift into other places
+    /// (`-name *.py -name -files0-from` is then `-name -name
+    /// -files0-from`, which reads the starting points from a file). Each
+    /// glob is left out in turn, and the rest read again (which leaves out
+    /// the others in turn).
+    fn vanishing_globs(
+        &self,
+        spec: &'s Spec<'static>,
+        path: &str,
+        args: &[&str],
+        depth: usize,
+    ) -> Result<(), Refusal> {
+        if self.globs.is_empty() {
+            return Ok(());
+        }
+        let globs = args.iter().filter(|w| self.is_glob(w)).count();
+        if globs > MAX_VANISHING_GLOBS {
+            return Err(self.refusal(path, "too many globs to read with each left out"));
+        }
+        for (k, &glob) in args.iter().enumerate().filter(|(_, w)| self.is_glob(w)) {
+            // The last word, and the value of the option before it: left
+            // out, that option misses its value, and the command stops.
+            let last_value = k + 1 == args.len()
+                && k > 0
+                && exact(spec, args[k - 1]).is_some_and(|o| o.arity == Arity::Required);
+            if last_value {
+                continue;
+            }
+            let without: SmallVec<[&str; 16]> = args
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != k)
+                .map(|(_, &w)| w)
+                .collect();
+            if let Err(why) = self.spec(spec, path, &without, depth) {
+                return Err(self.refuse(glob, || {
+                    format!("when it matches nothing, the shell may drop it (nullglob), and without it: {why}")
+                }));
+            }
+        }
+        Ok(())
     }
 
     fn subcommand(
@@ -603,7 +655,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             if !spec.secret_operands.is_empty() {
                 let lower = w.to_ascii_lowercase();
                 if let Some(secret) = lower
-                    .split([',', '/'])
+                    .split([',', '/', '.'])
                     .find(|part| spec.secret_operands.contains(part))
                 {
                     return Err(self.refusal(w, format!("`{secret}` objects hold credentials")));
@@ -723,6 +775,13 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::Key if path_like(w) => {
                 refuse("a name with an empty part, which a tool that makes a path of it could climb out through".into())
             }
+            Role::Key if w.split(['.', '/']).any(|part| paths::secret_class(&[part]).is_some()) => {
+                let class = w
+                    .split(['.', '/'])
+                    .find_map(|part| paths::secret_class(&[part]))
+                    .unwrap_or("a secret");
+                refuse(format!("names a secret ({class})"))
+            }
             Role::Text | Role::Key | Role::Number | Role::Subcommand | Role::PlusFormat => Ok(()),
             Role::Pattern => match content::hunts_credentials(w) {
                 Some(why) => refuse(why),
@@ -829,13 +888,15 @@ impl<'s, 'c> Reader<'s, 'c> {
     }
 }
 
-/// Whether a key has an empty part between its separators (`.` or `/`),
-/// or starts with one. sysctl reads `/proc/sys/` and the key with dots
-/// and slashes swapped, and older releases follow `..` out of it
+/// Whether a key has an empty part between its separators (`.`, `/` or
+/// `:`), or starts with one. sysctl reads `/proc/sys/` and the key with
+/// dots and slashes swapped, and older releases follow `..` out of it
 /// (`sysctl -n /../../etc/shadow`, or `.//.//.etc.shadow` spelled with
-/// dots): every such climb needs two separators in a row.
+/// dots); zdump drops a leading `:` and opens the rest as a path
+/// (`zdump :/etc/shadow`): every such climb or root needs a separator
+/// first or two in a row.
 fn path_like(key: &str) -> bool {
-    let sep = |b: u8| b == b'.' || b == b'/';
+    let sep = |b: u8| matches!(b, b'.' | b'/' | b':');
     let b = key.as_bytes();
     b.first().is_some_and(|&c| sep(c)) || b.windows(2).any(|p| sep(p[0]) && sep(p[1]))
 }
@@ -1054,6 +1115,7 @@ options = '''
 -iname =pattern
 -name =text
 -delete !writes
+-o
 -newer =file
 '''
 
@@ -1282,6 +1344,17 @@ subcommand_help = ["--help"]
             Err("`tc`: names no file, and without one it reads standard input".to_string())
         );
         assert_eq!(verdict(&s, "tc -s , a.txt b.txt"), Ok(false));
+        let tc = |line: &str, globs: &[&str]| {
+            let words: Vec<&str> = line.split(' ').collect();
+            check(&s, &words, globs, &Context::default())
+                .map(|v| v.help)
+                .map_err(|r| r.to_string())
+        };
+        assert_eq!(tc("tc a.txt ./*.rs", &["./*.rs"]), Ok(false));
+        assert_eq!(
+            tc("tc ./*.rs", &["./*.rs"]),
+            Err("`./*.rs`: a glob where the command takes a fixed number of words, which it could expand past".to_string())
+        );
         for ok in [
             "ob -d prog",
             "ob -d build/prog",
@@ -1391,6 +1464,21 @@ subcommand_help = ["--help"]
                 "{bad}"
             );
         }
+        // The shell may drop a glob that matches nothing (nullglob): the
+        // line without it must be safe too.
+        assert_eq!(
+            globbed("fd1 . -iname *.py -iname -delete -iname x", &["*.py"]),
+            Err("`*.py`: when it matches nothing, the shell may drop it (nullglob), and without it: `-delete`: writes a file".to_string())
+        );
+        assert_eq!(
+            globbed("fd1 . -iname *.py -o -iname *.rs", &["*.py", "*.rs"]),
+            Ok(false)
+        );
+        assert!(globbed(
+            "fd1 . -iname *.a -iname *.b -iname *.c -iname *.d",
+            &["*.a", "*.b", "*.c", "*.d"]
+        )
+        .is_err());
         // Where a stray word does not stop the command, a glob value
         // never passes.
         assert_eq!(
@@ -1422,6 +1510,9 @@ subcommand_help = ["--help"]
             ("sc kernel.//.//.etc.shadow", "`kernel.//.//.etc.shadow`: a name with an empty part, which a tool that makes a path of it could climb out through"),
             ("sc kernel..x", "`kernel..x`: a name with an empty part, which a tool that makes a path of it could climb out through"),
             ("sc .kernel", "`.kernel`: a name with an empty part, which a tool that makes a path of it could climb out through"),
+            ("sc :/etc/shadow", "`:/etc/shadow`: a name with an empty part, which a tool that makes a path of it could climb out through"),
+            ("sc net.ipv4.tcp_fastopen_key", "`net.ipv4.tcp_fastopen_key`: names a secret (a key, credential state or history file)"),
+            ("sc net/ipv6/conf/lo/stable_secret", "`net/ipv6/conf/lo/stable_secret`: names a secret (a file named for a secret)"),
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }
@@ -1666,6 +1757,7 @@ subcommand_help = ["--help"]
             "cl secrets",
             "cl SECRET/db",
             "cl pods,secrets",
+            "cl secrets.v1",
             "cl --Bad x",
             "dt 010112002020",
         ] {

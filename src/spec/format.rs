@@ -143,7 +143,9 @@ pub struct RawSpec {
     pub parameters: bool,
     /// Operands whose words name secret objects of the service
     /// (`kubectl get secrets`): an operand that is one of them, or a
-    /// comma- or slash-separated list holding one, is refused.
+    /// list or path of words separated by commas, slashes or dots that
+    /// holds one (`pods,secrets`, `secret/db`, `net.ipv4` for sysctl), is
+    /// refused.
     #[serde(default)]
     pub secret_operands: Vec<String>,
     /// Programs the command runs as part of itself, each safe in the way
