@@ -598,10 +598,15 @@ pub fn is_source_suffix(suffix: &str) -> bool {
     SORTED_CODE_SUFFIXES.contains(suffix)
 }
 
-/// A name without the suffixes editors and people give backups.
+/// A name without the suffixes editors and people give backups, and
+/// those of compressed copies and archives: a compressed secret is a
+/// secret (`zcat server.key.gz` prints the key), and gzip and unzip open
+/// `NAME.gz`, `NAME.zip` when NAME is missing, which must be judged as
+/// NAME is. (`name` is in lower case.)
 fn strip_backup(name: &str) -> &str {
     const BACKUPS: &[&str] = &[
-        ".bak", ".orig", ".old", ".save", ".backup", ".swp", "~", "-",
+        ".bak", ".orig", ".old", ".save", ".backup", ".swp", "~", "-", ".gz", ".z", "-z", ".bz2",
+        ".xz", ".lzma", ".lz", ".zst", ".lz4", ".tar", ".tgz", ".tbz2", ".txz", ".zip", ".7z",
     ];
     let mut name = name;
     while let Some(b) = BACKUPS
@@ -985,10 +990,26 @@ mod tests {
             ".git-credentials",
             "auth.json",
             ".vault-token",
+            // Compressed and archived, a secret is still one.
+            "server.key.gz",
+            "x.pem.xz",
+            ".pgpass.bz2",
+            "prod.tfvars.lzma",
+            ".bash_history.gz",
+            ".netrc.Z",
+            "x.pem.gz.bak",
+            "terraform.tfstate.zst",
+            "kubeconfig.lz4",
+            "id_rsa.tgz",
+            "id_rsa.zip",
+            ".env.tar.gz",
         ] {
             assert!(check(secret, &NO_CWD, false).is_err(), "{secret}");
         }
         for plain in [
+            "docs/notes.md.gz",
+            "data/rows.csv.xz",
+            "dist/app.tar.gz",
             "app/config.json",
             "src/tokenizer.py",
             "src/auth/token.rs",
