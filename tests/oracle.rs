@@ -412,14 +412,17 @@ fn programs(classifier: &Classifier, command: &str) -> BTreeSet<String> {
     out
 }
 
-/// The service the spec of a top-level command says it reads through.
+/// The service the spec of a top-level command says it reads through:
+/// of any part of a list or pipeline (`jq . a.json | kubectl -h`: kubectl,
+/// even for its help, asks the API server what it serves). Each part also
+/// runs alone, judged as itself.
 fn service(classifier: &Classifier, command: &str) -> Option<String> {
     classifier
         .analyze(command)
         .commands
         .iter()
-        .find(|e| e.depth == 0)
-        .and_then(|e| e.service.clone())
+        .filter(|e| e.depth == 0)
+        .find_map(|e| e.service.clone())
 }
 
 /// One failure for the report: the command, its label and the evidence.
