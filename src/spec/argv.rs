@@ -1273,6 +1273,14 @@ subcommand_help = ["--help"]
             .unwrap_or_else(|e| panic!("test specs: {e}"))
     }
 
+    /// [`verdict`] of a line whose words `globs` the shell expands.
+    fn verdict_globbed(specs: &Specs, line: &str, globs: &[&str]) -> Result<bool, String> {
+        let words: Vec<&str> = line.split(' ').collect();
+        check(specs, &words, globs, &Context::default())
+            .map(|v| v.help)
+            .map_err(|r| r.to_string())
+    }
+
     fn verdict(specs: &Specs, line: &str) -> Result<bool, String> {
         let words: Vec<&str> = line.split(' ').collect();
         check(specs, &words, &[], &Context::default())
@@ -1344,15 +1352,12 @@ subcommand_help = ["--help"]
             Err("`tc`: names no file, and without one it reads standard input".to_string())
         );
         assert_eq!(verdict(&s, "tc -s , a.txt b.txt"), Ok(false));
-        let tc = |line: &str, globs: &[&str]| {
-            let words: Vec<&str> = line.split(' ').collect();
-            check(&s, &words, globs, &Context::default())
-                .map(|v| v.help)
-                .map_err(|r| r.to_string())
-        };
-        assert_eq!(tc("tc a.txt ./*.rs", &["./*.rs"]), Ok(false));
         assert_eq!(
-            tc("tc ./*.rs", &["./*.rs"]),
+            verdict_globbed(&s, "tc a.txt ./*.rs", &["./*.rs"]),
+            Ok(false)
+        );
+        assert_eq!(
+            verdict_globbed(&s, "tc ./*.rs", &["./*.rs"]),
             Err("`./*.rs`: a glob where the command takes a fixed number of words, which it could expand past".to_string())
         );
         for ok in [
@@ -1409,19 +1414,13 @@ subcommand_help = ["--help"]
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
         }
-        let globbed = |line: &str, glob: &str| {
-            let words: Vec<&str> = line.split(' ').collect();
-            check(&s, &words, &[glob], &Context::default())
-                .map(|v| v.help)
-                .map_err(|r| r.to_string())
-        };
-        assert_eq!(globbed("ob -d ./*.rs", "./*.rs"), Ok(false));
+        assert_eq!(verdict_globbed(&s, "ob -d ./*.rs", &["./*.rs"]), Ok(false));
         assert_eq!(
-            globbed("ob -d -- *.rs", "*.rs"),
+            verdict_globbed(&s, "ob -d -- *.rs", &["*.rs"]),
             Err("`*.rs`: a glob that could expand to an `@FILE` the tool reads as arguments (write `./*.rs`)".to_string())
         );
         assert_eq!(
-            globbed("ob -d *.rs", "*.rs"),
+            verdict_globbed(&s, "ob -d *.rs", &["*.rs"]),
             Err("`*.rs`: a glob that could expand to a file named like an option (write `./*.rs`, or put it after `--`)".to_string())
         );
     }
@@ -1433,19 +1432,13 @@ subcommand_help = ["--help"]
     #[test]
     fn a_pattern_glob_is_harmless_only_where_stray_words_fail() {
         let s = specs();
-        let globbed = |line: &str, globs: &[&str]| {
-            let words: Vec<&str> = line.split(' ').collect();
-            check(&s, &words, globs, &Context::default())
-                .map(|v| v.help)
-                .map_err(|r| r.to_string())
-        };
         for (ok, glob) in [
             ("fd1 . -iname *.py", "*.py"),
             ("fd1 . -iname test_*.tar.gz", "test_*.tar.gz"),
             ("fd1 src -iname *x*.o", "*x*.o"),
             ("fd1 . -iname ?.md", "?.md"),
         ] {
-            assert_eq!(globbed(ok, &[glob]), Ok(false), "{ok}");
+            assert_eq!(verdict_globbed(&s, ok, &[glob]), Ok(false), "{ok}");
         }
         let refused = "an option's value the shell expands as a glob, perhaps into several words";
         for (bad, glob) in [
@@ -1459,7 +1452,7 @@ subcommand_help = ["--help"]
             ("fd1 . -name *.py", "*.py"), // text, not a pattern
         ] {
             assert_eq!(
-                globbed(bad, &[glob]),
+                verdict_globbed(&s, bad, &[glob]),
                 Err(format!("`{glob}`: {refused}")),
                 "{bad}"
             );
@@ -1467,14 +1460,15 @@ subcommand_help = ["--help"]
         // The shell may drop a glob that matches nothing (nullglob): the
         // line without it must be safe too.
         assert_eq!(
-            globbed("fd1 . -iname *.py -iname -delete -iname x", &["*.py"]),
+            verdict_globbed(&s, "fd1 . -iname *.py -iname -delete -iname x", &["*.py"]),
             Err("`*.py`: when it matches nothing, the shell may drop it (nullglob), and without it: `-delete`: writes a file".to_string())
         );
         assert_eq!(
-            globbed("fd1 . -iname *.py -o -iname *.rs", &["*.py", "*.rs"]),
+            verdict_globbed(&s, "fd1 . -iname *.py -o -iname *.rs", &["*.py", "*.rs"]),
             Ok(false)
         );
-        assert!(globbed(
+        assert!(verdict_globbed(
+            &s,
             "fd1 . -iname *.a -iname *.b -iname *.c -iname *.d",
             &["*.a", "*.b", "*.c", "*.d"]
         )
@@ -1482,7 +1476,7 @@ subcommand_help = ["--help"]
         // Where a stray word does not stop the command, a glob value
         // never passes.
         assert_eq!(
-            globbed("rd -e *.py a.txt", &["*.py"]),
+            verdict_globbed(&s, "rd -e *.py a.txt", &["*.py"]),
             Err(format!("`*.py`: {refused}"))
         );
     }
