@@ -811,6 +811,8 @@ impl<'c, 's> Walk<'c, 's> {
             helpers: Vec::new(),
             span: self.span.take(),
         });
+        // Where the paths land, worked out at the first entry that asks.
+        let mut landing = None;
         for &h in &hits {
             if let Some(e) = examined.as_mut() {
                 e.destructive.push(entry_id(tax, h));
@@ -818,7 +820,9 @@ impl<'c, 's> Walk<'c, 's> {
             // Paths name this machine's files only for a command run
             // here (not through ssh, docker exec, kubectl exec …).
             let here = via.is_none_or(crate::landing::runs_here);
-            let radius = here.then(|| self.landing_radius(h, &inv)).flatten();
+            let radius = here
+                .then(|| self.landing_radius(h, &inv, &mut landing))
+                .flatten();
             self.find_at(h, display.as_deref().unwrap_or(""), radius);
         }
         hits.clear();
@@ -1235,15 +1239,31 @@ impl<'c, 's> Walk<'c, 's> {
     }
 
     /// For an entry that writes, modifies or deletes files: the radius of
-    /// where this invocation's paths land ([`crate::landing`]).
+    /// where this invocation's paths land ([`crate::landing`]). `landing`
+    /// keeps the places for the invocation's other entries.
     #[inline(never)]
-    fn landing_radius(&self, rule_index: usize, inv: &Invocation<'_>) -> Option<BlastRadius> {
+    fn landing_radius(
+        &self,
+        rule_index: usize,
+        inv: &Invocation<'_>,
+        landing: &mut Option<Landing>,
+    ) -> Option<BlastRadius> {
         // (The category alone settles most entries: no record decoded.)
         let category = self.c.tax.entry_category(rule_index)?;
         if !crate::landing::BY_TARGET.contains(&category) {
             return None;
         }
         let (_, entry_radius) = self.c.tax.entry_radius(rule_index)?;
+        let landing = landing.get_or_insert_with(|| self.landing(inv));
+        let radius = landing.places.radius(entry_radius);
+        Some(match landing.somewhere {
+            true => radius.max(entry_radius),
+            false => radius,
+        })
+    }
+
+    /// Where `inv`'s paths land.
+    fn landing(&self, inv: &Invocation<'_>) -> Landing {
         let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
         let targets = crate::landing::targets(&inv.name, &args);
         // After `cd DIR`, a relative target lands in DIR (`cd /etc && rm
@@ -1265,12 +1285,10 @@ impl<'c, 's> Walk<'c, 's> {
             }
             None => targets,
         };
-        let radius = crate::landing::radius_of_targets(&targets, &self.ctx, entry_radius);
-        let somewhere = self.lost && targets.iter().any(|t| !crate::guard_paths::is_rooted(t));
-        Some(match somewhere {
-            true => radius.max(entry_radius),
-            false => radius,
-        })
+        Landing {
+            places: crate::landing::Places::of(&targets, &self.ctx),
+            somewhere: self.lost && targets.iter().any(|t| !crate::guard_paths::is_rooted(t)),
+        }
     }
 
     /// Is entry `rule_index` of the [`GUARD_TAMPER`](crate::guard_paths::GUARD_TAMPER) category?
@@ -1405,6 +1423,14 @@ impl<'c, 's> Walk<'c, 's> {
             every_part_safe,
         }
     }
+}
+
+/// Where one invocation's paths land, for the entries it matches.
+struct Landing {
+    places: crate::landing::Places,
+    /// A relative path after a `cd` that may have failed: it could land
+    /// anywhere, so no entry's radius goes below its own.
+    somewhere: bool,
 }
 
 /// The judgement of a top-level list or pipeline part by part.

@@ -46,12 +46,36 @@ pub const BY_TARGET: &[&str] = &["fs-delete", "fs-overwrite", "fs-modify"];
 /// assert_eq!(r(&["."]), BlastRadius::High); // the whole project: as declared
 /// ```
 pub fn radius_of_targets(targets: &[&str], ctx: &Context, declared: BlastRadius) -> BlastRadius {
-    let mut worst: Option<BlastRadius> = None;
-    for t in targets {
-        let r = place(t, ctx).unwrap_or(declared);
-        worst = Some(worst.map_or(r, |w| w.max(r)));
+    Places::of(targets, ctx).radius(declared)
+}
+
+/// Where each of a command's paths lands, worked out once for every entry
+/// the command matches (`rm -rf build` matches three, each with its own
+/// declared radius).
+#[derive(Clone, Debug)]
+pub struct Places {
+    /// The radius of each target's place; `None` where it cannot be known.
+    each: Vec<Option<BlastRadius>>,
+}
+
+impl Places {
+    /// The places of `targets` seen from `ctx`.
+    pub fn of(targets: &[&str], ctx: &Context) -> Places {
+        Places {
+            each: targets.iter().map(|t| place(t, ctx)).collect(),
+        }
     }
-    worst.unwrap_or(declared)
+
+    /// The call's radius for an entry that declares `declared`: the worst
+    /// place, an unknown place counting as declared, and declared when no
+    /// path is named.
+    pub fn radius(&self, declared: BlastRadius) -> BlastRadius {
+        self.each
+            .iter()
+            .map(|p| p.unwrap_or(declared))
+            .max()
+            .unwrap_or(declared)
+    }
 }
 
 /// Whether a command run by `via` (the classifier's name for what ran it)
