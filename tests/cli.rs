@@ -554,3 +554,55 @@ fn r19_hook_bad_mode_says_strict() {
         "{text}"
     );
 }
+
+/// On glibc Linux toolgate starts without Rust's runtime start-up
+/// (src/main.rs) and does its part itself: a standard stream the caller
+/// closed is opened on `/dev/null`, so that no file toolgate opens can take
+/// its number and receive what it prints.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn closed_standard_streams_are_opened_on_dev_null() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let exe = env!("CARGO_BIN_EXE_toolgate");
+    let exe_path = std::fs::canonicalize(exe).unwrap_or_else(|e| panic!("{exe}: {e}"));
+    let mut child = Command::new("sh")
+        .args([
+            "-c",
+            r#"exec >&- 2>&-; exec "$0" hook --protocol claude"#,
+            exe,
+        ])
+        .env("TOOLGATE_LOG", "0")
+        .env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawning sh: {e}"));
+    let proc = format!("/proc/{}", child.id());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    // The shell becomes toolgate, which then waits for its payload on stdin
+    // (held open here) with its streams as its start-up left them.
+    let (out, err) = loop {
+        let running = std::fs::read_link(format!("{proc}/exe")).is_ok_and(|p| p == exe_path);
+        let out = std::fs::read_link(format!("{proc}/fd/1"));
+        let err = std::fs::read_link(format!("{proc}/fd/2"));
+        if let (true, Ok(out), Ok(err)) = (running, out, err) {
+            break (out, err);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("toolgate's stdout and stderr stayed closed");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    drop(child.stdin.take());
+    let status = child
+        .wait()
+        .unwrap_or_else(|e| panic!("waiting for toolgate: {e}"));
+    assert_eq!(out.to_str(), Some("/dev/null"));
+    assert_eq!(err.to_str(), Some("/dev/null"));
+    // An empty payload, answered as it is with the streams open.
+    let open = toolgate(&["hook", "--protocol", "claude"], Some(""));
+    assert_eq!(status.code(), open.status.code());
+}

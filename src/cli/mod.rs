@@ -19,7 +19,6 @@ mod scan;
 
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -107,7 +106,6 @@ pub enum Command {
     },
 }
 
-/// Runs the command line and maps errors to exit code 2.
 /// A subcommand's arguments, declared to clap only when that subcommand
 /// runs (or its help is shown): a hook process then pays for building its
 /// own options, not for every other subcommand's.
@@ -164,14 +162,15 @@ impl<T: clap::FromArgMatches> clap::FromArgMatches for Deferred<T> {
     }
 }
 
-pub fn main() -> ExitCode {
+/// Runs the command line; returns the exit status.
+pub fn main() -> u8 {
     let args = Args::parse();
     if let Command::Hook(Deferred(hook_args)) = args.command {
         // The hook answers on every path, in its client's protocol: it does
         // not go through the generic error handling below.
         let taxonomy = args.taxonomy;
         let load = move || classify::load(taxonomy.as_deref()).map_err(|e| format!("{e:#}"));
-        return ExitCode::from(hook::run(load, hook_args));
+        return hook::run(load, hook_args);
     }
     // Smaller than what one scan task writes (about 50 KB), so that a task's
     // output goes to stdout as it is instead of being copied through the
@@ -182,7 +181,7 @@ pub fn main() -> ExitCode {
         // Its own exit statuses (see `cli::action`).
         return match action::run(action_args, &mut out) {
             Ok(code) => match out.flush() {
-                Ok(()) => ExitCode::from(code),
+                Ok(()) => code,
                 Err(e) => finish(Err(e.into()), &mut out),
             },
             Err(e) => finish(Err(e), &mut out),
@@ -238,14 +237,14 @@ fn check_words(words: &[String], dashdash: bool) -> anyhow::Result<()> {
 }
 
 /// Flushes and maps a result to the exit code.
-fn finish(result: anyhow::Result<bool>, out: &mut dyn Write) -> ExitCode {
+fn finish(result: anyhow::Result<bool>, out: &mut dyn Write) -> u8 {
     match result.and_then(|ok| out.flush().map(|()| ok).map_err(anyhow::Error::from)) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Ok(true) => 0,
+        Ok(false) => 1,
+        Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
             eprintln!("toolgate: {e:#}");
-            ExitCode::from(2)
+            2
         }
     }
 }
