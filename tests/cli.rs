@@ -562,18 +562,18 @@ fn r19_hook_bad_mode_says_strict() {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn closed_standard_streams_are_opened_on_dev_null() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
     let exe = env!("CARGO_BIN_EXE_toolgate");
     let exe_path = std::fs::canonicalize(exe).unwrap_or_else(|e| panic!("{exe}: {e}"));
-    let mut child = Command::new("sh")
+    // The environment `toolgate()` below runs in, so that the two answers
+    // compare.
+    let mut child = util::isolated("sh")
         .args([
             "-c",
             r#"exec >&- 2>&-; exec "$0" hook --protocol claude"#,
             exe,
         ])
-        .env("TOOLGATE_LOG", "0")
-        .env("XDG_CONFIG_HOME", "/nonexistent-toolgate-test")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
