@@ -14,7 +14,7 @@ use std::fmt;
 use smallvec::SmallVec;
 
 use super::content;
-use super::format::{Arity, Effect, Opt, Repeat, Role, Spec, Syntax};
+use super::format::{Arity, Effect, Opt, Repeat, Role, Spec, Syntax, WordList, Words};
 use super::paths::{self, Context};
 use super::Specs;
 use crate::normalize::command_name;
@@ -169,16 +169,16 @@ struct Reader<'s, 'c> {
 /// (a command is read in a fresh [`Reader`], so a `Vec` alone would cost
 /// an allocation for nearly every command that gives one).
 #[derive(Default)]
-struct Given<'s>(SmallVec<[&'s Opt<'static>; 8]>);
+struct Given<'s>(SmallVec<[WordList<'s>; 8]>);
 
 impl<'s> Given<'s> {
-    fn push(&mut self, opt: &'s Opt<'static>) {
-        self.0.push(opt);
+    fn push(&mut self, opt: &Opt<'s>) {
+        self.0.push(opt.names.clone());
     }
 
     /// Whether an option with the name `name` was given.
     fn has(&self, name: &str) -> bool {
-        self.0.iter().any(|o| o.names.contains(name))
+        self.0.iter().any(|names| names.contains(name))
     }
 }
 
@@ -430,11 +430,11 @@ impl<'s, 'c> Reader<'s, 'c> {
         let unknown = || self.refuse(w, || format!("not an option `{path}` is known to take"));
         if spec.syntax == Syntax::SingleDash {
             if let Some(opt) = exact(spec, w) {
-                return self.take(opt, w, w, None, args, i, seen);
+                return self.take(&opt, w, w, None, args, i, seen);
             }
             if let Some((name, value)) = w.split_once('=') {
                 if let Some(opt) = exact(spec, name) {
-                    return self.take(opt, w, name, Some(value), args, i, seen);
+                    return self.take(&opt, w, name, Some(value), args, i, seen);
                 }
             }
             return Err(unknown());
@@ -445,7 +445,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 None => (w, None),
             };
             return match long(spec, name) {
-                Long::Found(opt, resolved) => self.take(opt, w, resolved, value, args, i, seen),
+                Long::Found(opt, resolved) => self.take(&opt, w, resolved, value, args, i, seen),
                 Long::Ambiguous(names) => Err(self.refusal(
                     w,
                     format!(
@@ -482,17 +482,17 @@ impl<'s, 'c> Reader<'s, 'c> {
             let rest = &body[j + c.len_utf8()..];
             match opt.arity {
                 Arity::None => {
-                    self.effect(opt, w, short)?;
-                    note(opt, seen);
-                    self.given_all(opt);
+                    self.effect(&opt, w, short)?;
+                    note(&opt, seen);
+                    self.given_all(&opt);
                 }
                 Arity::Required | Arity::Pair if !rest.is_empty() => {
-                    return self.take(opt, w, short, Some(rest), args, i, seen);
+                    return self.take(&opt, w, short, Some(rest), args, i, seen);
                 }
                 Arity::Optional if !rest.is_empty() => {
-                    return self.take(opt, w, short, Some(rest), args, i, seen);
+                    return self.take(&opt, w, short, Some(rest), args, i, seen);
                 }
-                _ => return self.take(opt, w, short, None, args, i, seen),
+                _ => return self.take(&opt, w, short, None, args, i, seen),
             }
         }
         Ok(i + 1)
@@ -503,7 +503,7 @@ impl<'s, 'c> Reader<'s, 'c> {
     #[allow(clippy::too_many_arguments)]
     fn take(
         &self,
-        opt: &'s Opt<'static>,
+        opt: &Opt<'s>,
         word: &str,
         resolved: &str,
         attached: Option<&str>,
@@ -596,11 +596,11 @@ impl<'s, 'c> Reader<'s, 'c> {
     }
 
     /// Notes that `opt` was given (by every name it has).
-    fn given_all(&self, opt: &'s Opt<'static>) {
+    fn given_all(&self, opt: &Opt<'s>) {
         self.given.borrow_mut().push(opt);
     }
 
-    fn effect(&self, opt: &Opt<'static>, word: &str, resolved: &str) -> Result<(), Refusal> {
+    fn effect(&self, opt: &Opt<'_>, word: &str, resolved: &str) -> Result<(), Refusal> {
         if opt.effect == Effect::Harmless {
             return Ok(());
         }
@@ -997,7 +997,7 @@ fn number(w: &str) -> bool {
         && unit.bytes().all(|b| b.is_ascii_alphabetic() || b == b'%')
 }
 
-fn note(opt: &Opt<'static>, seen: &mut Seen) {
+fn note(opt: &Opt<'_>, seen: &mut Seen) {
     seen.pattern |= opt.pattern;
     seen.recursive |= opt.recursive;
     seen.lookup |= opt.lookup;
@@ -1005,26 +1005,26 @@ fn note(opt: &Opt<'static>, seen: &mut Seen) {
 
 /// The first option, in spec order, named `name` exactly (through the
 /// spec's hash table of names: [`exact_in_order`] is the plain search).
-fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
+fn exact<'s>(spec: &'s Spec<'static>, name: &str) -> Option<Opt<'s>> {
     spec.option_named(name.as_bytes()).map(|(opt, _)| opt)
 }
 
 /// The plain search [`exact`] stands for, option by option.
 #[cfg(test)]
-fn exact_in_order<'s>(spec: &'s Spec<'static>, name: &str) -> Option<&'s Opt<'static>> {
+fn exact_in_order<'s>(spec: &'s Spec<'static>, name: &str) -> Option<Opt<'s>> {
     spec.options.iter().find(|o| o.names.contains(name))
 }
 
 /// [`exact`] of the short option `-c`, with the name it matched (`-c`
 /// itself), with no string built.
-fn exact_short<'s>(spec: &'s Spec<'static>, c: char) -> Option<(&'s Opt<'static>, &'s str)> {
+fn exact_short<'s>(spec: &'s Spec<'static>, c: char) -> Option<(Opt<'s>, &'s str)> {
     let mut buf = [b'-'; 5];
     let len = c.encode_utf8(&mut buf[1..]).len();
     spec.option_named(&buf[..1 + len])
 }
 
 enum Long<'s> {
-    Found(&'s Opt<'static>, &'s str),
+    Found(Opt<'s>, &'s str),
     Ambiguous(Vec<&'s str>),
     None,
 }
@@ -1032,25 +1032,25 @@ enum Long<'s> {
 /// A long option by exact name or unique prefix; several names of one
 /// option are one match (getopt_long's rule).
 fn long<'s>(spec: &'s Spec<'static>, name: &str) -> Long<'s> {
-    let mut found: Option<(&Opt<'static>, &str)> = None;
-    let mut others: Vec<&str> = Vec::new();
     if let Some((opt, n)) = spec.option_named(name.as_bytes()) {
         return Long::Found(opt, n);
     }
     if name.len() <= 2 {
         return Long::None;
     }
-    for opt in &spec.options {
-        let Some(n) = opt
-            .names
-            .iter()
-            .find(|n| n.starts_with("--") && n.starts_with(name))
-        else {
+    // (By the names alone: an option is built only once it is found.)
+    let mut found: Option<(usize, &str)> = None;
+    let mut others: Vec<&str> = Vec::new();
+    for o in 0..spec.options.len() {
+        let Some(names) = spec.options.names_joined(o) else {
+            continue;
+        };
+        let Some(n) = Words::of(names).find(|n| n.starts_with("--") && n.starts_with(name)) else {
             continue;
         };
         match found {
-            None => found = Some((opt, n)),
-            Some((f, first)) if !std::ptr::eq(f, opt) => {
+            None => found = Some((o, n)),
+            Some((f, first)) if f != o => {
                 if others.is_empty() {
                     others.push(first);
                 }
@@ -1061,7 +1061,10 @@ fn long<'s>(spec: &'s Spec<'static>, name: &str) -> Long<'s> {
     }
     match found {
         Some(_) if !others.is_empty() => Long::Ambiguous(others),
-        Some((opt, n)) => Long::Found(opt, n),
+        Some((o, n)) => match spec.options.get(o) {
+            Some(opt) => Long::Found(opt, n),
+            None => Long::None,
+        },
         None => Long::None,
     }
 }
@@ -1667,8 +1670,13 @@ subcommand_help = ["--help"]
                 let Some(spec) = specs.get(&path) else {
                     panic!("{path} has a spec");
                 };
-                for n in spec.options.iter().flat_map(|o| &o.names) {
-                    words.push(n.to_string());
+                let names: Vec<String> = spec
+                    .options
+                    .iter()
+                    .flat_map(|o| o.names.iter().map(str::to_string).collect::<Vec<_>>())
+                    .collect();
+                for n in names {
+                    words.push(n.clone());
                     words.push(format!("{n}x"));
                     words.push(n.chars().skip(1).collect());
                     words.push(n.to_ascii_uppercase());
@@ -1685,16 +1693,21 @@ subcommand_help = ["--help"]
                     panic!("{path} has a spec");
                 };
                 for w in &words {
-                    let want = exact_in_order(spec, w).map(|o| o as *const Opt);
+                    // (Options are values built from the table: the first
+                    // in spec order with the name is the one compared.)
+                    let want = exact_in_order(spec, w);
                     found += usize::from(want.is_some());
                     let got = spec.option_named(w.as_bytes());
-                    assert_eq!(got.map(|(o, _)| o as *const Opt), want, "{path}: {w}");
-                    assert!(got.is_none_or(|(_, name)| name == w), "{path}: {w}");
-                    assert_eq!(exact(spec, w).map(|o| o as *const Opt), want, "{path}: {w}");
+                    assert!(
+                        got.as_ref().is_none_or(|(_, name)| name == w),
+                        "{path}: {w}"
+                    );
+                    assert_eq!(got.map(|(o, _)| o), want, "{path}: {w}");
+                    assert_eq!(exact(spec, w), want, "{path}: {w}");
                     let mut chars = w.chars();
                     if let (Some('-'), Some(c), None) = (chars.next(), chars.next(), chars.next()) {
-                        let short = exact_short(spec, c).map(|(o, n)| (o as *const Opt, n));
-                        assert_eq!(short, want.map(|o| (o, w.as_str())), "{path}: {w}");
+                        let short = exact_short(spec, c);
+                        assert_eq!(short, want.clone().map(|o| (o, w.as_str())), "{path}: {w}");
                     }
                 }
             }

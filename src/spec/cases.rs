@@ -71,8 +71,8 @@ pub fn oracle_cases(sources: &[(String, String)], specs: &Specs) -> Vec<String> 
             tail.push("true");
         }
         let tail = tail.join(" ");
-        let mut switches: Vec<&str> = Vec::new();
-        for opt in &spec.options {
+        let mut switches: Vec<String> = Vec::new();
+        for opt in spec.options.iter() {
             let value = sample(opt.role);
             // One spelling per option: the others reach the same entry
             // (the reading of aliases, abbreviations and attached values is
@@ -101,7 +101,7 @@ pub fn oracle_cases(sources: &[(String, String)], specs: &Specs) -> Vec<String> 
                     .iter()
                     .find(|n| n.len() == 2 && !n.starts_with("--"))
                 {
-                    switches.push(short);
+                    switches.push(short.to_string());
                 }
             }
         }

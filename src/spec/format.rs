@@ -39,6 +39,11 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+#[path = "option_table.rs"]
+mod option_table;
+
+pub use option_table::OptionTable;
+
 /// One `taxonomy/specs/*.toml` file as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -308,11 +313,11 @@ pub struct Operand {
     pub repeat: Repeat,
 }
 
-/// One option, with every name it answers to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One option, with every name it answers to (packed in a spec's
+/// [`OptionTable`], and built from it when asked for).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opt<'a> {
     /// `-o`, `--output`, or for single-dash syntax `-name`.
-    #[serde(borrow)]
     pub names: WordList<'a>,
     /// Whether it takes a value.
     pub arity: Arity,
@@ -328,7 +333,6 @@ pub struct Opt<'a> {
     /// not a command to run (`command -v`).
     pub lookup: bool,
     /// What explain says about it, when the effect's words are not enough.
-    #[serde(borrow)]
     pub note: Cow<'a, str>,
 }
 
@@ -348,6 +352,17 @@ pub struct WordList<'a>(#[serde(borrow)] Cow<'a, str>);
 const WORD_BREAK: char = '\n';
 
 impl<'a> WordList<'a> {
+    /// The list held in `joined`, its words each followed by a line break
+    /// but the last.
+    pub fn borrowed(joined: &'a str) -> WordList<'a> {
+        WordList(Cow::Borrowed(joined))
+    }
+
+    /// The words joined, each followed by a line break but the last.
+    pub fn joined(&self) -> &str {
+        &self.0
+    }
+
     /// A list of these words (none of which holds a line break).
     pub fn of<S: AsRef<str>>(words: &[S]) -> WordList<'static> {
         let mut list = WordList::default();
@@ -401,9 +416,7 @@ impl<'a> WordList<'a> {
 
     /// Whether the word that starts at byte `at` is `w`.
     fn is_word_at(&self, at: usize, w: &[u8]) -> bool {
-        let all = self.0.as_bytes();
-        all.get(at..at + w.len()) == Some(w)
-            && all.get(at + w.len()).is_none_or(|&b| b == WORD_BREAK as u8)
+        is_word_at(&self.0, at, w)
     }
 
     /// Adds a word (which holds no line break).
@@ -415,19 +428,18 @@ impl<'a> WordList<'a> {
         all.push_str(word);
     }
 
-    /// The word that starts at byte `at` of the joined form.
-    fn at(&self, at: usize) -> Option<&str> {
-        Words {
-            rest: self.0.get(at..)?,
-        }
-        .next()
-    }
-
     /// Each word with the byte where it starts in the joined form.
     fn with_starts(&self) -> impl Iterator<Item = (usize, &str)> {
         let base = self.0.as_ptr() as usize;
         self.iter().map(move |w| (w.as_ptr() as usize - base, w))
     }
+}
+
+/// Whether the word of the joined list `all` that starts at byte `at` is `w`.
+fn is_word_at(all: &str, at: usize, w: &[u8]) -> bool {
+    let all = all.as_bytes();
+    all.get(at..at + w.len()) == Some(w)
+        && all.get(at + w.len()).is_none_or(|&b| b == WORD_BREAK as u8)
 }
 
 impl<'o, 'a> IntoIterator for &'o WordList<'a> {
@@ -445,6 +457,13 @@ impl<'o, 'a> IntoIterator for &'o WordList<'a> {
 #[derive(Clone, Debug)]
 pub struct Words<'l> {
     rest: &'l str,
+}
+
+impl<'l> Words<'l> {
+    /// The words of a list joined as a [`WordList`] joins them.
+    pub fn of(joined: &'l str) -> Words<'l> {
+        Words { rest: joined }
+    }
 }
 
 impl<'l> Iterator for Words<'l> {
@@ -500,9 +519,9 @@ pub struct Spec<'a> {
     /// Documentation forms that run another program.
     #[serde(borrow)]
     pub docs: WordList<'a>,
-    /// The options.
+    /// The options, read in place.
     #[serde(borrow)]
-    pub options: Vec<Opt<'a>>,
+    pub options: OptionTable<'a>,
     /// The operand grammar.
     pub operands: Vec<Operand>,
     /// The role of every operand after `--`, when it differs.
@@ -578,7 +597,7 @@ impl<'a> Spec<'a> {
     /// The first option, in spec order, with the name `name` (given as
     /// bytes, so that a short option's `-c` needs no string), and that
     /// name as the spec holds it.
-    pub fn option_named(&self, name: &[u8]) -> Option<(&Opt<'a>, &str)> {
+    pub fn option_named(&self, name: &[u8]) -> Option<(Opt<'_>, &str)> {
         let slots = &self.option_index.0;
         let count = slots.len() / 4;
         let mask = count.checked_sub(1)?;
@@ -592,12 +611,12 @@ impl<'a> Spec<'a> {
             if (o, n) == EMPTY {
                 return None;
             }
-            let opt = self.options.get(usize::from(o))?;
+            let names = self.options.names_joined(usize::from(o))?;
             let start = usize::from(n);
-            if opt.names.is_word_at(start, name) {
-                // (Compared in place; the name is cut out only when found.)
-                let found = opt.names.0.get(start..start + name.len())?;
-                return Some((opt, found));
+            if is_word_at(names, start, name) {
+                // (Compared in place; the option is built only when found.)
+                let found = names.get(start..start + name.len())?;
+                return Some((self.options.get(usize::from(o))?, found));
             }
             at = (at + 1) & mask;
         }
@@ -630,8 +649,9 @@ impl<'a> Spec<'a> {
                     }
                     let held = self
                         .options
-                        .get(usize::from(so))
-                        .and_then(|opt| opt.names.at(usize::from(sn)));
+                        .names_joined(usize::from(so))
+                        .and_then(|names| names.get(usize::from(sn)..))
+                        .and_then(|rest| Words { rest }.next());
                     if held == Some(name) {
                         // An earlier option has this name already.
                         break;
@@ -958,6 +978,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             format!("more than {MAX_OPTIONS} options, or names of one option: split the spec"),
         ));
     }
+    let options = OptionTable::pack(&options).map_err(|why| err("options", why))?;
     let mut spec = Spec {
         names: owned(&names),
         file: Cow::Owned(file.to_string()),

@@ -227,17 +227,17 @@ mod tests {
                 continue;
             };
             let mut all = vec![
-                &spec.names,
-                &spec.help,
-                &spec.help_subcommands,
-                &spec.subcommand_help,
-                &spec.operators,
-                &spec.docs,
-                &spec.requires,
-                &spec.secret_operands,
-                &spec.helpers,
+                spec.names.clone(),
+                spec.help.clone(),
+                spec.help_subcommands.clone(),
+                spec.subcommand_help.clone(),
+                spec.operators.clone(),
+                spec.docs.clone(),
+                spec.requires.clone(),
+                spec.secret_operands.clone(),
+                spec.helpers.clone(),
             ];
-            all.extend(spec.options.iter().map(|o| &o.names));
+            all.extend(spec.options.iter().map(|o| o.names));
             // This spec's words and near misses, and a few of other specs'.
             let mut probes: Vec<String> = all
                 .iter()
