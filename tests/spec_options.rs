@@ -295,12 +295,7 @@ fn unclassified(
     extra: &[String],
 ) -> Vec<String> {
     let mut known: BTreeSet<&str> = BTreeSet::new();
-    let names: Vec<String> = spec
-        .options
-        .iter()
-        .flat_map(|o| o.names.iter().map(str::to_string).collect::<Vec<_>>())
-        .collect();
-    known.extend(names.iter().map(String::as_str));
+    known.extend(spec.options.names());
     known.extend(spec.help.iter());
     known.extend(spec.operators.iter());
     known.extend(extra.iter().map(String::as_str));

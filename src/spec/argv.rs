@@ -1670,13 +1670,8 @@ subcommand_help = ["--help"]
                 let Some(spec) = specs.get(&path) else {
                     panic!("{path} has a spec");
                 };
-                let names: Vec<String> = spec
-                    .options
-                    .iter()
-                    .flat_map(|o| o.names.iter().map(str::to_string).collect::<Vec<_>>())
-                    .collect();
-                for n in names {
-                    words.push(n.clone());
+                for n in spec.options.names() {
+                    words.push(n.to_string());
                     words.push(format!("{n}x"));
                     words.push(n.chars().skip(1).collect());
                     words.push(n.to_ascii_uppercase());

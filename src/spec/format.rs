@@ -403,7 +403,7 @@ impl<'a> WordList<'a> {
         };
         let mut start = 0;
         while start < all.len() {
-            if all[start] == first && self.is_word_at(start, w) {
+            if all[start] == first && is_word_at(&self.0, start, w) {
                 return true;
             }
             match all[start..].iter().position(|&b| b == WORD_BREAK as u8) {
@@ -412,11 +412,6 @@ impl<'a> WordList<'a> {
             }
         }
         false
-    }
-
-    /// Whether the word that starts at byte `at` is `w`.
-    fn is_word_at(&self, at: usize, w: &[u8]) -> bool {
-        is_word_at(&self.0, at, w)
     }
 
     /// Adds a word (which holds no line break).
@@ -633,12 +628,15 @@ impl<'a> Spec<'a> {
     /// free slot after it. (`compile` has refused a spec with more options,
     /// or an option with more names, than a slot can number.)
     fn option_slots(&self) -> Vec<u8> {
-        let count: usize = self.options.iter().map(|o| o.names.len()).sum();
+        let count = self.options.names().count();
         let size = (count * 2).max(2).next_power_of_two();
         let mask = size - 1;
         let mut slots = vec![EMPTY; size];
-        for (o, opt) in self.options.iter().enumerate() {
-            for (n, name) in opt.names.with_starts() {
+        for o in 0..self.options.len() {
+            let Some(names) = self.options.names_joined(o) else {
+                continue;
+            };
+            for (n, name) in WordList::borrowed(names).with_starts() {
                 let mut at = option_hash(name.as_bytes()) & mask;
                 loop {
                     let (so, sn) = slots[at];
@@ -651,7 +649,7 @@ impl<'a> Spec<'a> {
                         .options
                         .names_joined(usize::from(so))
                         .and_then(|names| names.get(usize::from(sn)..))
-                        .and_then(|rest| Words { rest }.next());
+                        .and_then(|rest| Words::of(rest).next());
                     if held == Some(name) {
                         // An earlier option has this name already.
                         break;

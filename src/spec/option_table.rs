@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Arity, Effect, Opt, Role, WordList};
+use super::{Arity, Effect, Opt, Role, WordList, Words};
 
 /// The bytes of one option's record: where its names and its note start
 /// in the text (`u32` each), their lengths (`u16` each), its arity, role
@@ -142,6 +142,13 @@ impl<'a> OptionTable<'a> {
     /// Every option, in spec order.
     pub fn iter(&self) -> impl Iterator<Item = Opt<'_>> {
         (0..self.len()).filter_map(|i| self.get(i))
+    }
+
+    /// Every name of every option, in spec order, with no option built.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        (0..self.len())
+            .filter_map(|i| self.names_joined(i))
+            .flat_map(Words::of)
     }
 }
 
@@ -295,6 +302,9 @@ mod tests {
         assert_eq!(table.len(), options.len());
         assert_eq!(table.iter().collect::<Vec<_>>(), options);
         assert_eq!(table.names_joined(2), Some("-o\n--output"));
+        let names: Vec<&str> = table.names().collect();
+        assert_eq!(names[..4], ["-e", "--regexp", "-r", "-o"]);
+        assert_eq!(names.len(), 8);
         assert_eq!(table.get(6), None);
         assert_eq!(table.names_joined(6), None);
     }
