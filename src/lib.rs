@@ -101,32 +101,25 @@
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
-#[cfg(feature = "action-guard")]
-pub mod action_guard;
-pub mod batch;
-pub mod classify;
-pub mod decision_log;
-pub mod error;
-pub mod gate;
-pub mod guard_paths;
-pub mod hook;
-pub mod install;
-pub mod label;
-pub mod landing;
-pub mod matcher;
-pub mod normalize;
-pub mod profile;
-pub mod report;
-pub mod shell;
-pub mod spec;
-pub mod taxonomy;
-pub mod tools;
+pub use toolgate_core::{
+    batch, classify, classify_bytes, error, gate, guard_paths, label, label_for_hints,
+    label_tool_call, landing, matcher, normalize, shell, spec, taxonomy, tools, Analysis,
+    Assessment, BlastRadius, Class, Classifier, Context, EmbeddedTaxonomyError, Hints, Label,
+    Origin, Taxonomy, TaxonomyError, ToolLabeler,
+};
 
-pub use classify::{classify, classify_bytes, Analysis, Assessment, Classifier, Context};
-pub use error::{EmbeddedTaxonomyError, TaxonomyError};
-pub use label::{BlastRadius, Class, Label, Origin};
-pub use taxonomy::Taxonomy;
-pub use tools::{label_for_hints, label_tool_call, Hints, ToolLabeler};
+/// Profiles: automation and action-class profiles, guards and guardrails
+/// (the `toolgate-policy` crate).
+pub use toolgate_policy as profile;
+
+#[cfg(feature = "action-guard")]
+pub use toolgate_policy::action_guard;
+
+#[cfg(feature = "cli")]
+pub use toolgate_agents::{decision_log, hook, install};
+
+#[cfg(feature = "cli")]
+pub use toolgate_scan::report;
 
 /// The README's Rust examples run as doc tests.
 #[cfg(doctest)]

@@ -422,10 +422,7 @@ fn the_gate_decides_with_an_action_profile() {
     let gate = |p: &str| {
         Gate::new(
             c,
-            GateConfig {
-                profile: Some(p.into()),
-                ..GateConfig::default()
-            },
+            toolgate::profile::apply_profile(GateConfig::default(), Some(p)),
         )
     };
     let coding = gate("coding-agent");

@@ -4,7 +4,8 @@
 use serde_json::json;
 use toolgate::gate::{Decision, Gate, GateConfig, Mode};
 use toolgate::profile::{
-    automation_profile, builtin_automation, parse_automation, threshold_map, Thresholds,
+    automation_profile, builtin_automation, parse_automation, threshold_map, ProfileConfig,
+    Thresholds,
 };
 use toolgate::{classify, Classifier};
 
@@ -176,11 +177,13 @@ fn the_gate_uses_a_profile_instead_of_the_mode() {
     let gate = |profile: &str| {
         Gate::new(
             c,
-            GateConfig {
-                mode: Mode::Autonomous.into(),
-                profile: Some(profile.into()),
-                ..GateConfig::default()
-            },
+            toolgate::profile::apply_profile(
+                GateConfig {
+                    mode: Mode::Autonomous.into(),
+                    ..GateConfig::default()
+                },
+                Some(profile),
+            ),
         )
     };
     let v = gate("cautious").decide("shell", &json!({"cmd": "rm -rf build"}), None);
@@ -448,7 +451,7 @@ mod safety {
 fn with_profile_refuses_an_unknown_name_and_takes_a_known_one() {
     let err = GateConfig::default()
         .with_profile("cautous")
-        .map(|c| c.profile)
+        .map(|c| c.policy.is_some())
         .err();
     let text = err.as_ref().map(ToString::to_string).unwrap_or_default();
     assert!(

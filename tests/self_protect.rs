@@ -139,10 +139,7 @@ fn profiles_do_not_lift_self_protection() {
     let classifier = Classifier::embedded().unwrap_or_else(|e| panic!("{e}"));
     let g = Gate::new(
         classifier,
-        GateConfig {
-            profile: Some("full-auto".into()),
-            ..GateConfig::default()
-        },
+        toolgate::profile::apply_profile(GateConfig::default(), Some("full-auto")),
     );
     let v = g.decide(
         "Bash",

@@ -18,6 +18,7 @@ use pyo3::types::{PyBytes, PyDict, PyString};
 use serde_json::Value;
 use toolgate::batch::Batch;
 use toolgate::gate::{CompoundPolicy, Gate as RustGate, GateConfig, Mode};
+use toolgate::profile::ProfileConfig;
 use toolgate::{Classifier, Context, Hints, Label as RustLabel, ToolLabeler};
 
 mod fields;

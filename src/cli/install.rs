@@ -122,11 +122,13 @@ pub fn run_install(
     // word: refuse it here, where someone reads the message.
     let probe = Gate::new(
         classifier,
-        GateConfig {
-            mode: ModeSetting::from_name(args.mode.as_deref()),
-            profile: args.profile.clone(),
-            ..GateConfig::default()
-        },
+        toolgate::profile::apply_profile(
+            GateConfig {
+                mode: ModeSetting::from_name(args.mode.as_deref()),
+                ..GateConfig::default()
+            },
+            args.profile.as_deref(),
+        ),
     );
     if let Some(bad) = probe.unrecognised() {
         return Err(InstallError::BadChoice(format!(

@@ -1,0 +1,412 @@
+//! Masking secrets before a command is written to the decision log.
+//!
+//! The log is local and private (mode 0600), but it outlives the session
+//! and gets pasted into bug reports, so a credential an agent put on a
+//! command line must not land in it. The masker errs on the side of
+//! masking: a value it cannot tell from a secret is replaced. It works on
+//! the text as written (no shell parse), because what matters is the bytes
+//! that would reach the file, quoted or not.
+//!
+//! Each secret keeps what says what it was (`ghp_`, `GITHUB_TOKEN=`,
+//! `Bearer `, `https://user:`) and loses its value to `***`.
+//!
+//! ```
+//! use toolgate_agents::decision_log::mask_secrets;
+//! assert_eq!(
+//!     mask_secrets("GITHUB_TOKEN=ghp_0123456789abcdefghij gh pr list"),
+//!     "GITHUB_TOKEN=*** gh pr list"
+//! );
+//! assert_eq!(mask_secrets("git clone https://bob:hunter2@example.com/r.git"),
+//!            "git clone https://bob:***@example.com/r.git");
+//! ```
+
+use serde_json::Value;
+
+/// What a masked value becomes.
+pub const MASK: &str = "***";
+
+/// Token formats recognised by their prefix, with the shortest body that
+/// counts (shorter runs are words such as `sk-learn`, not keys).
+#[rustfmt::skip]
+const TOKEN_PREFIXES: &[(&str, usize)] = &[
+    // GitHub: personal, OAuth, user-to-server, server-to-server, refresh,
+    // fine-grained.
+    ("ghp_", 16), ("gho_", 16), ("ghu_", 16), ("ghs_", 16), ("ghr_", 16),
+    ("github_pat_", 16),
+    // GitLab personal access token.
+    ("glpat-", 16),
+    // Slack bot, user, app, refresh and legacy tokens.
+    ("xoxb-", 8), ("xoxp-", 8), ("xoxa-", 8), ("xoxr-", 8), ("xoxs-", 8), ("xoxe-", 8),
+    // OpenAI, Anthropic and the many APIs that copied `sk-`.
+    ("sk-", 16),
+];
+
+/// Words in a variable or option name that make its value a secret.
+const SECRET_NAMES: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"];
+
+/// Words in a long option's name that make its value a secret (`KEY` is
+/// left out here: `--key 2` is a sort key far more often than a secret).
+const SECRET_OPTIONS: &[&str] = &[
+    "password",
+    "passwd",
+    "token",
+    "secret",
+    "api-key",
+    "api_key",
+    "apikey",
+    "credential",
+];
+
+/// Masks the secrets in a command line (or any text).
+///
+/// Recognised: tokens by prefix (`ghp_…`, `github_pat_…`, `glpat-…`,
+/// `xoxb-…`, `sk-…`, `AKIA…`/`ASIA…` key ids), `Bearer …`,
+/// `Authorization:` header values, the password of a URL
+/// (`https://user:pass@host`), `--password=…`/`--token …` style options,
+/// `-pVALUE` after `mysql`/`mariadb`, and `NAME=value` assignments whose
+/// name contains TOKEN, SECRET, PASSWORD, PASSWD, KEY or CREDENTIAL.
+pub fn mask_secrets(text: &str) -> String {
+    let text = replace(text, &word_spans(text));
+    let text = replace(&text, &header_spans(&text));
+    let text = replace(&text, &url_password_spans(&text));
+    replace(&text, &token_spans(&text))
+}
+
+/// Masks a tool call's arguments: a string under a key that names a secret
+/// (`password`, `api_key`, `token`, …) is replaced whole, and every other
+/// string is masked as text.
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate_agents::decision_log::mask_value;
+/// let masked = mask_value(&json!({"url": "https://a:b@h", "api_key": "k1"}));
+/// assert_eq!(masked, json!({"url": "https://a:***@h", "api_key": "***"}));
+/// ```
+pub fn mask_value(value: &Value) -> Value {
+    match value {
+        Value::String(s) => Value::String(mask_secrets(s)),
+        Value::Array(items) => Value::Array(items.iter().map(mask_value).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        Value::String(_) if is_secret_key(k) => Value::String(MASK.into()),
+                        other => mask_value(other),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn is_secret_key(key: &str) -> bool {
+    let upper = key.to_ascii_uppercase();
+    SECRET_NAMES.iter().any(|n| upper.contains(n)) || upper == "AUTHORIZATION" || upper == "AUTH"
+}
+
+/// Rebuilds `text` with each byte range of `spans` (sorted, disjoint, on
+/// character boundaries) replaced by [`MASK`].
+fn replace(text: &str, spans: &[(usize, usize)]) -> String {
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for &(start, end) in spans {
+        out.push_str(&text[last..start]);
+        out.push_str(MASK);
+        last = end;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// A byte that can end a shell word or open one.
+fn is_word_break(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, b';' | b'&' | b'|' | b'(' | b')' | b'"' | b'\'' | b'`')
+}
+
+/// Where a value starting at `at` ends: after its closing quote when it is
+/// quoted (or at the end), else at the first byte that ends a word.
+fn value_end(b: &[u8], at: usize) -> usize {
+    match b.get(at) {
+        Some(&q @ (b'"' | b'\'')) => b[at + 1..]
+            .iter()
+            .position(|&c| c == q)
+            .map_or(b.len(), |p| at + 2 + p),
+        _ => b[at..]
+            .iter()
+            .position(|&c| is_word_break(c))
+            .map_or(b.len(), |p| at + p),
+    }
+}
+
+/// Secret-named assignments, secret-named long options and mysql's
+/// `-pVALUE`, each at the start of a word.
+fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut mysql = false;
+    let mut i = 0;
+    while i < b.len() {
+        let starts_word = i == 0 || is_word_break(b[i - 1]);
+        if !starts_word || is_word_break(b[i]) {
+            i += 1;
+            continue;
+        }
+        let word_end = value_end(b, i);
+        let word = &text[i..word_end];
+        let name_len = word
+            .bytes()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            .count();
+        let span = if name_len > 0
+            && !word.as_bytes()[0].is_ascii_digit()
+            && word.as_bytes().get(name_len) == Some(&b'=')
+        {
+            // NAME=value
+            let upper = word[..name_len].to_ascii_uppercase();
+            let at = i + name_len + 1;
+            SECRET_NAMES
+                .iter()
+                .any(|n| upper.contains(n))
+                .then(|| (at, value_end(b, at)))
+        } else if let Some(opt) = word.strip_prefix("--") {
+            let name_len = opt
+                .bytes()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_'))
+                .count();
+            let lower = opt[..name_len].to_ascii_lowercase();
+            let secret = lower == "pass" || SECRET_OPTIONS.iter().any(|n| lower.contains(n));
+            match opt.as_bytes().get(name_len) {
+                Some(b'=') if secret => {
+                    let at = i + 2 + name_len + 1;
+                    Some((at, value_end(b, at)))
+                }
+                // `--password VALUE`: the next word is the value.
+                None if secret && name_len > 0 => {
+                    let mut at = word_end;
+                    while b.get(at).is_some_and(|c| *c == b' ' || *c == b'\t') {
+                        at += 1;
+                    }
+                    let end = value_end(b, at);
+                    (end > at && b.get(at) != Some(&b'-')).then_some((at, end))
+                }
+                _ => None,
+            }
+        } else if mysql && word.len() > 2 && word.starts_with("-p") {
+            Some((i + 2, word_end))
+        } else {
+            let base = word.rsplit('/').next().unwrap_or(word);
+            if base.starts_with("mysql") || base.starts_with("mariadb") {
+                mysql = true;
+            }
+            None
+        };
+        match span {
+            Some((start, end)) if end > start => {
+                spans.push((start, end));
+                i = end;
+            }
+            _ => i = word_end.max(i + 1),
+        }
+    }
+    spans
+}
+
+/// ASCII case-insensitive search for `needle` in `hay` from `from`.
+fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    if needle.len() > hay.len() {
+        return None;
+    }
+    (from..=hay.len() - needle.len())
+        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+}
+
+/// `Authorization:` header values (to the closing quote or the end of the
+/// line: a header's value may hold spaces) and `Bearer` tokens.
+fn header_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let skip_blanks = |mut at: usize| {
+        while b.get(at).is_some_and(|c| *c == b' ' || *c == b'\t') {
+            at += 1;
+        }
+        at
+    };
+    let mut i = 0;
+    while let Some(at) = find_ci(b, b"authorization:", i) {
+        let v = skip_blanks(at + 14);
+        let end = b[v..]
+            .iter()
+            .position(|c| matches!(c, b'"' | b'\'' | b'\n'))
+            .map_or(b.len(), |p| v + p);
+        if end > v {
+            spans.push((v, end));
+        }
+        i = end.max(at + 14);
+    }
+    let mut i = 0;
+    while let Some(at) = find_ci(b, b"bearer", i) {
+        let bounded = at == 0 || !b[at - 1].is_ascii_alphanumeric();
+        let v = skip_blanks(at + 6);
+        let end = value_end(b, v);
+        let inside = spans.iter().any(|&(s, e)| at >= s && at < e);
+        if bounded && v > at + 6 && end > v && !inside {
+            spans.push((v, end));
+        }
+        i = at + 6;
+    }
+    spans.sort_unstable();
+    spans
+}
+
+/// The password in `scheme://user:password@host`.
+fn url_password_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while let Some(at) = find_ci(b, b"://", i) {
+        let start = at + 3;
+        let stop = b[start..]
+            .iter()
+            .position(|&c| matches!(c, b'/' | b'?' | b'#' | b'@') || is_word_break(c))
+            .map_or(b.len(), |p| start + p);
+        if b.get(stop) == Some(&b'@') {
+            if let Some(colon) = b[start..stop].iter().position(|&c| c == b':') {
+                let from = start + colon + 1;
+                if stop > from {
+                    spans.push((from, stop));
+                }
+            }
+        }
+        i = stop.max(start);
+    }
+    spans
+}
+
+/// Tokens known by their prefix, and AWS access key ids.
+fn token_spans(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let is_body = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
+    let mut spans = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if i > 0 && is_body(b[i - 1]) {
+            i += 1;
+            continue;
+        }
+        let rest = &b[i..];
+        let body_len = |from: usize| rest[from..].iter().take_while(|c| is_body(**c)).count();
+        let found = TOKEN_PREFIXES.iter().find_map(|&(prefix, min)| {
+            let p = prefix.len();
+            (rest.starts_with(prefix.as_bytes()) && body_len(p) >= min)
+                .then(|| (i + p, i + p + body_len(p)))
+        });
+        let found = found.or_else(|| {
+            let key_id = (rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA"))
+                && rest.len() >= 20
+                && rest[4..20]
+                    .iter()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                && rest.get(20).is_none_or(|c| !is_body(*c));
+            key_id.then_some((i + 4, i + 20))
+        });
+        match found {
+            Some(span) => {
+                spans.push(span);
+                i = span.1;
+            }
+            None => i += 1,
+        }
+    }
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_masked() {
+        for (input, want) in [
+            (
+                "gh auth login --with-token ghp_abcdefghijklmnop0123",
+                "gh auth login --with-token ***",
+            ),
+            (
+                "echo github_pat_11ABCDEFG0123456789_xyz",
+                "echo github_pat_***",
+            ),
+            ("aws s3 ls # AKIAIOSFODNN7EXAMPLE", "aws s3 ls # AKIA***"),
+            (
+                "curl -d key=sk-proj-abcdefghijklmnopqrst",
+                "curl -d key=***",
+            ),
+            (
+                "OPENAI=sk-proj-abcdefghijklmnopqrst run",
+                "OPENAI=sk-*** run",
+            ),
+            ("echo ghp_abcdefghijklmnop0123", "echo ghp_***"),
+            ("slack xoxb-1234-5678-abcdef", "slack xoxb-***"),
+            (
+                "curl -H 'Authorization: Bearer abc.def' https://x",
+                "curl -H 'Authorization: ***' https://x",
+            ),
+            (
+                "curl -H \"authorization: token abc\" u",
+                "curl -H \"authorization: ***\" u",
+            ),
+            ("http get u Bearer eyJhbGci.x.y", "http get u Bearer ***"),
+            (
+                "git clone https://bob:hunter2@example.com/r.git",
+                "git clone https://bob:***@example.com/r.git",
+            ),
+            (
+                "psql postgres://app:s3cr%40t@db:5432/x",
+                "psql postgres://app:***@db:5432/x",
+            ),
+            (
+                "docker login --password=hunter2 reg",
+                "docker login --password=*** reg",
+            ),
+            (
+                "docker login --password hunter2 reg",
+                "docker login --password *** reg",
+            ),
+            ("tool --api-key=\"a b c\" x", "tool --api-key=*** x"),
+            ("mysql -u root -phunter2 db", "mysql -u root -p*** db"),
+            (
+                "export GITHUB_TOKEN=abc123; gh pr list",
+                "export GITHUB_TOKEN=***; gh pr list",
+            ),
+            (
+                "AWS_SECRET_ACCESS_KEY='x y' aws s3 ls",
+                "AWS_SECRET_ACCESS_KEY=*** aws s3 ls",
+            ),
+            ("db_password=pw ./run", "db_password=*** ./run"),
+        ] {
+            assert_eq!(mask_secrets(input), want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn ordinary_commands_are_left_alone() {
+        for input in [
+            "git status",
+            "mkdir -pv build/out",
+            "ssh -p 2222 host",
+            "pip install scikit-learn sk-video",
+            "sort --key 2 file",
+            "FOO=bar make",
+            "curl https://example.com/a:b@c",
+            "echo AKIAshort",
+            "cat ~/.ssh/id_ed25519.pub",
+            "echo 'naïve café' && ls",
+        ] {
+            assert_eq!(mask_secrets(input), input, "{input:?}");
+        }
+    }
+}

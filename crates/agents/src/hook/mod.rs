@@ -1,0 +1,592 @@
+//! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
+//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline, OpenCode
+//! (through a plugin toolgate ships), Cursor, Windsurf and the seed runtime.
+//!
+//! Most of these clients let a call run when a hook crashes, stays silent
+//! or prints something unexpected, so [`respond`] never fails: a payload
+//! that cannot be read, is too large, is not JSON or has no command gets a
+//! well-formed fail-closed answer with a reason. That answer is the one
+//! *this* client treats as a block ([`Protocol::fail_closed`]): ask where
+//! the client is known to hold an ask for a person, else deny; Cline has
+//! no deny and cancels, Windsurf reads only exit 2.
+//!
+//! Each client's module says what its payload looks like, what answer it
+//! honours, and what happens in a headless run.
+
+mod bare_repo;
+mod claude;
+mod cline;
+mod codex;
+pub mod config;
+mod copilot;
+mod cursor;
+mod docker_agent;
+mod gemini;
+mod opencode;
+pub mod policy;
+mod qwen;
+mod windsurf;
+pub mod wire;
+
+use std::io::Read;
+
+use serde_json::Value;
+
+use toolgate_core::gate::{Decision, Gate, Verdict};
+use toolgate_core::guard_paths::is_file_edit_tool;
+use toolgate_core::label::Class;
+use toolgate_core::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
+
+pub use bare_repo::bare_repository_above;
+pub use config::{ConfigError, HookConfig};
+pub use opencode::PLUGIN as OPENCODE_PLUGIN;
+pub use policy::{IgnoredSetting, PolicyError, ProjectGate, ProjectPolicy};
+pub use wire::{detect, parse_request, session_id, Request};
+
+/// The largest payload read. Real payloads are a few kilobytes; a larger
+/// one is answered fail-closed without being parsed.
+pub const MAX_PAYLOAD: usize = 1 << 20;
+
+/// Which agent is asking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// Claude Code `PreToolUse`.
+    Claude,
+    /// Codex `PreToolUse`.
+    Codex,
+    /// Gemini CLI `BeforeTool`.
+    Gemini,
+    /// GitHub Copilot CLI `preToolUse`, in its own format or Claude's.
+    Copilot,
+    /// Qwen Code `PreToolUse`.
+    Qwen,
+    /// Cline `PreToolUse`.
+    Cline,
+    /// OpenCode, through toolgate's plugin ([`OPENCODE_PLUGIN`]).
+    OpenCode,
+    /// Cursor `beforeShellExecution`.
+    Cursor,
+    /// Windsurf Cascade `pre_run_command`.
+    Windsurf,
+    /// The seed runtime's snake_case hook shape.
+    DockerAgent,
+}
+
+impl Protocol {
+    /// Every protocol, in the order the documentation lists them.
+    pub const ALL: &[Protocol] = &[
+        Protocol::Claude,
+        Protocol::Codex,
+        Protocol::Gemini,
+        Protocol::Copilot,
+        Protocol::Qwen,
+        Protocol::Cline,
+        Protocol::OpenCode,
+        Protocol::Cursor,
+        Protocol::Windsurf,
+        Protocol::DockerAgent,
+    ];
+
+    /// The name `--protocol` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Claude => "claude",
+            Protocol::Codex => "codex",
+            Protocol::Gemini => "gemini",
+            Protocol::Copilot => "copilot",
+            Protocol::Qwen => "qwen",
+            Protocol::Cline => "cline",
+            Protocol::OpenCode => "opencode",
+            Protocol::Cursor => "cursor",
+            Protocol::Windsurf => "windsurf",
+            Protocol::DockerAgent => "docker-agent",
+        }
+    }
+
+    /// Parses a protocol's [`name`](Protocol::name), or one of the longer
+    /// names its client goes by (`claude-code`, `gemini-cli`, `copilot-cli`,
+    /// `qwen-code`, `cascade`, `seed`, …), in any case.
+    ///
+    /// ```
+    /// use toolgate_agents::hook::Protocol;
+    /// assert_eq!(Protocol::parse("Qwen-Code"), Some(Protocol::Qwen));
+    /// assert_eq!(Protocol::parse("copilot"), Some(Protocol::Copilot));
+    /// assert_eq!(Protocol::parse("vim"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<Protocol> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" => Protocol::Claude,
+            "codex" => Protocol::Codex,
+            "gemini" | "gemini-cli" => Protocol::Gemini,
+            "copilot" | "copilot-cli" | "github-copilot" => Protocol::Copilot,
+            "qwen" | "qwen-code" => Protocol::Qwen,
+            "cline" => Protocol::Cline,
+            "opencode" | "open-code" => Protocol::OpenCode,
+            "cursor" => Protocol::Cursor,
+            "windsurf" | "cascade" => Protocol::Windsurf,
+            "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
+            _ => return None,
+        })
+    }
+
+    /// The decision a fail-closed answer carries: ask where the client is
+    /// known to hold an ask for a person (Claude Code, the seed runtime,
+    /// Gemini CLI when not headless), else deny, which each client's
+    /// renderer turns into its own block (Cline's cancel, Windsurf's exit
+    /// 2). Copilot and Qwen Code were seen to block an ask only in
+    /// headless runs, so for them, too, the sure block is deny.
+    pub fn fail_closed(self, headless: bool) -> Decision {
+        match self {
+            Protocol::Claude | Protocol::DockerAgent => Decision::Ask,
+            Protocol::Gemini if !headless => Decision::Ask,
+            Protocol::Codex
+            | Protocol::Copilot
+            | Protocol::Qwen
+            | Protocol::Cline
+            | Protocol::OpenCode
+            | Protocol::Cursor
+            | Protocol::Windsurf
+            | Protocol::Gemini => Decision::Deny,
+        }
+    }
+
+    /// The answer that leaves a call to the client's own permissions, for
+    /// the clients whose hook sees every tool call and cannot be limited to
+    /// the shell tool by a matcher (Copilot's own format, Cline). `None`
+    /// for the others, where a call that reaches the hook is one the user
+    /// chose to send.
+    fn no_opinion(self) -> Option<Answer> {
+        match self {
+            Protocol::Copilot => Some(copilot::no_opinion()),
+            Protocol::Cline => Some(cline::no_opinion()),
+            Protocol::Claude
+            | Protocol::Codex
+            | Protocol::Gemini
+            | Protocol::Qwen
+            | Protocol::OpenCode
+            | Protocol::Cursor
+            | Protocol::Windsurf
+            | Protocol::DockerAgent => None,
+        }
+    }
+}
+
+impl Protocol {
+    /// The answer that leaves a file edit to the client's own permissions,
+    /// for the clients whose file-editing tools a hook can be pointed at
+    /// (Claude Code, Codex, Gemini CLI, Qwen Code: exit 0 with nothing on
+    /// stdout is "no decision"; Copilot and Cline: their own no-opinion).
+    /// toolgate answers for a file edit only when it would touch one of
+    /// the guard's own files ([`toolgate_core::guard_paths`]), so hooking these
+    /// tools adds no prompts. `None` where no file-editing tool reaches
+    /// the hook (OpenCode's plugin, Cursor and Windsurf send shell calls
+    /// only; the seed runtime always wants a decision).
+    fn edit_no_opinion(self) -> Option<Answer> {
+        match self {
+            Protocol::Claude | Protocol::Codex | Protocol::Gemini | Protocol::Qwen => {
+                Some(Answer {
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    exit_code: 0,
+                })
+            }
+            Protocol::Copilot | Protocol::Cline => self.no_opinion(),
+            Protocol::OpenCode | Protocol::Cursor | Protocol::Windsurf | Protocol::DockerAgent => {
+                None
+            }
+        }
+    }
+}
+
+/// How the hook answers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HookOptions {
+    /// The protocol, when not detected from the payload.
+    pub protocol: Option<Protocol>,
+    /// Turn ask into deny (headless runs where nobody can answer).
+    pub headless: bool,
+    /// Seed-runtime protocol only: attach the label, decide nothing.
+    pub label_only: bool,
+}
+
+/// An answer: what to print and how to exit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// Standard output (one JSON line), if any.
+    pub stdout: String,
+    /// Standard error, if any.
+    pub stderr: String,
+    /// The exit status.
+    pub exit_code: u8,
+}
+
+impl Answer {
+    fn json(v: Value) -> Answer {
+        Answer {
+            stdout: format!("{v}\n"),
+            stderr: String::new(),
+            exit_code: 0,
+        }
+    }
+
+    /// Exit 2 with the reason on stderr: the block of Windsurf, and the
+    /// answer that blocks in every command-hook client but Cline (which
+    /// ignores exit codes) when the protocol itself is unknown.
+    pub fn blocked(reason: &str) -> Answer {
+        Answer {
+            stdout: String::new(),
+            stderr: format!("{reason}\n"),
+            exit_code: 2,
+        }
+    }
+}
+
+/// What an answer decided and about which call: the facts the decision
+/// log records ([`crate::decision_log::Entry::new`] masks them). Fields
+/// the answer did not get as far as knowing stay empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// The client, when known.
+    pub protocol: Option<Protocol>,
+    /// The client's session id ([`session_id`]).
+    pub session: Option<String>,
+    /// The call's working directory.
+    pub cwd: Option<String>,
+    /// The tool called.
+    pub tool: Option<String>,
+    /// A shell call's command (several: one a line), unmasked.
+    pub command: Option<String>,
+    /// A non-shell call's arguments, unmasked.
+    pub args: Option<Value>,
+    /// The call's label class.
+    pub label: Option<Class>,
+    /// What the answer said, after `--headless`; `None` when it left the
+    /// call to the client or only labelled it.
+    pub decision: Option<Decision>,
+    /// What decided: a verdict's source, `fail_closed` or `no_opinion`.
+    pub source: String,
+    /// The answer's reason.
+    pub reason: String,
+}
+
+/// Turns an ask into a deny in a headless run, saying so.
+fn settle(decision: Decision, reason: &str, opts: HookOptions) -> (Decision, String) {
+    if opts.headless && decision == Decision::Ask {
+        (
+            Decision::Deny,
+            format!(
+                "{reason} (needs confirmation and nobody can answer in a headless run: denied)"
+            ),
+        )
+    } else {
+        (decision, reason.to_string())
+    }
+}
+
+fn render(
+    protocol: Protocol,
+    decision: Decision,
+    reason: &str,
+    request: Option<&Request>,
+    label: Option<&toolgate_core::Label>,
+    opts: HookOptions,
+) -> Answer {
+    // Headless: nobody can answer an ask, so it is a deny, said so.
+    let (decision, reason) = settle(decision, reason, opts);
+    match protocol {
+        Protocol::Claude => claude::answer(decision, &reason),
+        Protocol::Codex => codex::answer(decision, &reason),
+        Protocol::Gemini => gemini::answer(decision, &reason),
+        // The snake_case payload names its event; the native one does not.
+        Protocol::Copilot => copilot::answer(
+            decision,
+            &reason,
+            request.is_some_and(|r| r.event.is_some()),
+        ),
+        Protocol::Qwen => qwen::answer(decision, &reason),
+        Protocol::Cline => cline::answer(decision, &reason),
+        Protocol::OpenCode => opencode::answer(decision, &reason),
+        Protocol::Cursor => cursor::answer(decision, &reason),
+        Protocol::Windsurf => windsurf::answer(decision, &reason),
+        Protocol::DockerAgent => docker_agent::answer(
+            (!opts.label_only).then_some(decision),
+            &reason,
+            label,
+            request.and_then(|r| r.event.as_deref()),
+        ),
+    }
+}
+
+/// A fail-closed answer for a payload that could not be used.
+pub fn fail_closed(protocol: Option<Protocol>, reason: &str, opts: HookOptions) -> Answer {
+    fail_closed_traced(protocol, reason, opts).0
+}
+
+/// [`fail_closed`], with what it decided for the decision log.
+pub fn fail_closed_traced(
+    protocol: Option<Protocol>,
+    reason: &str,
+    opts: HookOptions,
+) -> (Answer, Trace) {
+    let reason = format!("toolgate could not check this call: {reason}");
+    let (answer, decision) = match protocol {
+        Some(p) => {
+            let decision = p.fail_closed(opts.headless);
+            let answer = render(p, decision, &reason, None, None, opts);
+            (answer, settle(decision, &reason, opts).0)
+        }
+        None => (Answer::blocked(&reason), Decision::Deny),
+    };
+    let trace = Trace {
+        protocol,
+        decision: Some(decision),
+        source: "fail_closed".into(),
+        reason,
+        ..Trace::default()
+    };
+    (answer, trace)
+}
+
+/// Reads a payload of at most [`MAX_PAYLOAD`] bytes; a larger one is drained
+/// (so the client's pipe does not break) and refused.
+pub fn read_payload(mut input: impl Read) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::with_capacity(8192);
+    let limit = u64::try_from(MAX_PAYLOAD).unwrap_or(u64::MAX) + 1;
+    (&mut input)
+        .take(limit)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("reading the payload failed: {e}"))?;
+    if buf.len() > MAX_PAYLOAD {
+        let _ = std::io::copy(&mut input.take(256 << 20), &mut std::io::sink());
+        return Err(format!(
+            "the payload is larger than {} MiB",
+            MAX_PAYLOAD >> 20
+        ));
+    }
+    Ok(buf)
+}
+
+/// Answers one payload. Never fails: every problem becomes a fail-closed
+/// answer with a reason.
+pub fn respond(gate: &Gate<'_>, payload: &[u8], opts: HookOptions) -> Answer {
+    respond_traced(gate, None, payload, opts).0
+}
+
+/// [`respond`] under a project's policy as well (each call gets the more
+/// restrictive of the two verdicts, [`ProjectGate::tighten`]), with what
+/// the answer decided for the decision log.
+pub fn respond_traced(
+    gate: &Gate<'_>,
+    project: Option<&ProjectGate<'_>>,
+    payload: &[u8],
+    opts: HookOptions,
+) -> (Answer, Trace) {
+    let value: Value = match serde_json::from_slice(payload) {
+        Ok(v) => v,
+        Err(e) => {
+            let why = if payload.iter().all(u8::is_ascii_whitespace) {
+                "the payload is empty".to_string()
+            } else {
+                format!("the payload is not valid JSON ({e})")
+            };
+            return fail_closed_traced(opts.protocol, &why, opts);
+        }
+    };
+    let protocol = opts.protocol.unwrap_or_else(|| detect(&value));
+    let session = session_id(&value);
+    // A fail-closed answer that still says which call it was about.
+    let refuse = |why: &str, request: Option<&Request>| {
+        let (answer, mut trace) = fail_closed_traced(Some(protocol), why, opts);
+        trace.session.clone_from(&session);
+        if let Some(r) = request {
+            trace.cwd.clone_from(&r.cwd);
+            trace.tool = Some(r.tool_name.clone());
+        }
+        (answer, trace)
+    };
+    if opts.label_only && protocol != Protocol::DockerAgent {
+        return refuse(
+            "--label-only works with the docker-agent protocol only",
+            None,
+        );
+    }
+    let request = match parse_request(protocol, &value) {
+        Ok(r) => r,
+        Err(why) => return refuse(&why, None),
+    };
+    let ctx = toolgate_core::Context {
+        cwd: request.cwd.as_deref(),
+    };
+    let mut trace = Trace {
+        protocol: Some(protocol),
+        session: session.clone(),
+        cwd: request.cwd.clone(),
+        tool: Some(request.tool_name.clone()),
+        ..Trace::default()
+    };
+    let verdict = match &request.commands {
+        Some(commands) => {
+            trace.command = Some(commands.join("\n"));
+            match decide_commands(gate, project, &request.tool_name, commands, &ctx) {
+                Some(verdict) => verdict,
+                // The readers never hand over an empty list; should one, it
+                // is not a call toolgate checked.
+                None => return refuse("the shell call has no command", Some(&request)),
+            }
+        }
+        None => {
+            let shell = gate.is_shell_tool(&request.tool_name);
+            match shell_command_arg(&request.tool_input) {
+                Some(command) if shell => trace.command = Some(command.to_string()),
+                Some(_) | None if !shell => trace.args = Some(request.tool_input.clone()),
+                _ => return refuse("the shell call has no command", Some(&request)),
+            }
+            let assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
+            let shell_assessed = shell.then(|| assessed.clone());
+            let verdict = gate.decide_assessed(
+                &request.tool_name,
+                &request.tool_input,
+                None,
+                None,
+                assessed,
+            );
+            // A file edit that does not touch the guard's own files, and
+            // that no rule decided, is not toolgate's to judge.
+            let edit_elsewhere = is_file_edit_tool(&request.tool_name)
+                && verdict.source != "self_protection"
+                && !verdict.source.starts_with("rule_");
+            if !shell && edit_elsewhere {
+                if let Some(answer) = protocol.edit_no_opinion() {
+                    trace.label = Some(verdict.label.class);
+                    trace.source = "no_opinion".into();
+                    trace.reason =
+                        "a file edit away from the guard's own files: left to the client".into();
+                    return (answer, trace);
+                }
+            }
+            // A tool toolgate knows nothing about, sent only because the
+            // client cannot be told to send the shell tool alone. A default
+            // shell tool name is never one, even when the configuration's
+            // `shell_tools` leaves it out. A project's rules are not looked
+            // at: leaving the call to the client is not an allow.
+            let unknown_to_toolgate = !DEFAULT_SHELL_TOOLS.contains(&request.tool_name.as_str())
+                && verdict.label.class == Class::Unknown
+                && !verdict.source.starts_with("rule_");
+            let verdict = match project {
+                Some(p) => p.tighten(
+                    verdict,
+                    &request.tool_name,
+                    &request.tool_input,
+                    &ctx,
+                    shell_assessed.as_ref(),
+                ),
+                None => verdict,
+            };
+            if !shell && unknown_to_toolgate && !verdict.source.starts_with("project_rule_") {
+                if let Some(answer) = protocol.no_opinion() {
+                    trace.label = Some(verdict.label.class);
+                    trace.source = "no_opinion".into();
+                    trace.reason = "a tool toolgate knows nothing about: left to the client".into();
+                    return (answer, trace);
+                }
+            }
+            verdict
+        }
+    };
+    let verdict = refuse_git_in_bare_repository(gate, verdict, trace.command.as_deref(), &ctx);
+    let answer = render(
+        protocol,
+        verdict.decision,
+        &verdict.reason,
+        Some(&request),
+        Some(&verdict.label),
+        opts,
+    );
+    let (decision, reason) = settle(verdict.decision, &verdict.reason, opts);
+    trace.label = Some(verdict.label.class);
+    trace.decision = (!opts.label_only).then_some(decision);
+    trace.source = verdict.source;
+    trace.reason = reason;
+    (answer, trace)
+}
+
+/// An allowed call that runs git where git would take a committed bare
+/// repository's config ([`bare_repository_above`]) is decided as an
+/// unknown call instead: ask at least, deny where the mode denies unknown.
+fn refuse_git_in_bare_repository(
+    gate: &Gate<'_>,
+    verdict: Verdict,
+    command: Option<&str>,
+    ctx: &toolgate_core::Context<'_>,
+) -> Verdict {
+    let (Some(command), Some(cwd)) = (command, ctx.cwd) else {
+        return verdict;
+    };
+    if verdict.decision != Decision::Allow
+        || verdict.source.starts_with("rule_")
+        || verdict.source == "yolo"
+        || !bare_repo::may_run_git(command)
+    {
+        return verdict;
+    }
+    let Some(bare) = bare_repository_above(std::path::Path::new(cwd)) else {
+        return verdict;
+    };
+    let why = format!(
+        "git here would take {} for a bare repository, whose committed config can name programs that a read runs",
+        bare.display()
+    );
+    let decision = gate
+        .mode()
+        .decide(&toolgate_core::Label::unknown(why.clone()))
+        .max(Decision::Ask);
+    Verdict {
+        decision,
+        reason: why,
+        label: toolgate_core::Label::unknown("git in a directory laid out as a bare repository"),
+        source: "bare_repository".into(),
+    }
+}
+
+/// Decides a shell call the protocol read itself: each command as a call
+/// of the gate's shell tool, and the most restrictive verdict (the first
+/// of equals) for the call; `None` for no command. With several commands
+/// the reason names the one that decided.
+fn decide_commands(
+    gate: &Gate<'_>,
+    project: Option<&ProjectGate<'_>>,
+    client_tool: &str,
+    commands: &[String],
+    ctx: &toolgate_core::Context<'_>,
+) -> Option<Verdict> {
+    // The client's own name for its shell tool if the configuration lists
+    // it, else the first default shell tool name the gate knows. With
+    // neither (a `shell_tools` list of other names only), the call is
+    // decided as the unknown tool it then is: not safe.
+    let tool = std::iter::once(client_tool)
+        .chain(DEFAULT_SHELL_TOOLS.iter().copied())
+        .find(|t| gate.is_shell_tool(t))
+        .unwrap_or(client_tool);
+    let mut decisive: Option<(Verdict, &str)> = None;
+    for command in commands {
+        let args = serde_json::json!({ "command": command });
+        let assessed = gate.assess_in(tool, &args, None, ctx);
+        let shell_assessed = gate.is_shell_tool(tool).then(|| assessed.clone());
+        let verdict = gate.decide_assessed(tool, &args, None, None, assessed);
+        let verdict = match project {
+            Some(p) => p.tighten(verdict, tool, &args, ctx, shell_assessed.as_ref()),
+            None => verdict,
+        };
+        if decisive
+            .as_ref()
+            .is_none_or(|(d, _)| verdict.decision > d.decision)
+        {
+            decisive = Some((verdict, command));
+        }
+    }
+    let (mut verdict, command) = decisive?;
+    if commands.len() > 1 {
+        verdict.reason = format!("`{command}`: {}", verdict.reason);
+    }
+    Some(verdict)
+}

@@ -1,0 +1,315 @@
+//! What the agents send: the common core of every hook payload, the
+//! helpers each client's reader shares, and detection.
+//!
+//! Claude Code, Codex, Gemini CLI and Qwen Code all send `tool_name` and
+//! `tool_input` (with the shell command in `tool_input.command`), and so
+//! does GitHub Copilot CLI for a hook written in Claude's format; the seed
+//! runtime's shape uses the same snake_case keys and `cmd` or `command`.
+//! Each client adds its own fields (`prompt_id`, `effort`, `turn_id`,
+//! `model`, `timestamp`, …): they are ignored.
+//!
+//! ```json
+//! {"session_id": "…", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+//!  "tool_input": {"command": "rm -rf build", "description": "…"}}
+//! ```
+//!
+//! The other clients send shapes of their own, read in their modules:
+//! Copilot's native format (`toolName`, `toolArgs`), Cline (`preToolUse`),
+//! OpenCode through toolgate's plugin (`input`, `output`), Cursor
+//! (`command` at the top) and Windsurf (`tool_info.command_line`).
+
+use serde_json::{Map, Value};
+
+use super::{cline, copilot, cursor, opencode, windsurf, Protocol};
+
+/// The part of a payload the gate needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// The tool the agent wants to call, by the client's name for it.
+    pub tool_name: String,
+    /// Its arguments (an object).
+    pub tool_input: Value,
+    /// The commands of a shell call, for the clients whose shell tool the
+    /// reader knows (Copilot's and OpenCode's `bash`, Cline's
+    /// `run_commands`, Cursor's and Windsurf's shell events): each is
+    /// non-blank, and each is decided as a shell command whatever the
+    /// configuration's list of shell tool names says. `None` for every
+    /// other call, which the gate reads from `tool_name` and `tool_input`
+    /// as it reads any tool call.
+    pub commands: Option<Vec<String>>,
+    /// The payload's event name (`hook_event_name`, Cline's `hookName`),
+    /// echoed in answers that carry one.
+    pub event: Option<String>,
+    /// The working directory the call runs in, when the payload names one
+    /// that is an absolute path: the classifier then knows which absolute
+    /// paths are inside it.
+    pub cwd: Option<String>,
+}
+
+/// Reads a payload as `protocol` sends it; the error is a reason for a
+/// fail-closed answer.
+pub fn parse_request(protocol: Protocol, payload: &Value) -> Result<Request, String> {
+    match protocol {
+        Protocol::Copilot => copilot::parse(payload),
+        Protocol::Cline => cline::parse(payload),
+        Protocol::OpenCode => opencode::parse(payload),
+        Protocol::Cursor => cursor::parse(payload),
+        Protocol::Windsurf => windsurf::parse(payload),
+        Protocol::Claude
+        | Protocol::Codex
+        | Protocol::Gemini
+        | Protocol::Qwen
+        | Protocol::DockerAgent => parse_common(payload),
+    }
+}
+
+/// Reads the common snake_case shape (`tool_name`, `tool_input`, `cwd`,
+/// `hook_event_name`).
+pub(super) fn parse_common(payload: &Value) -> Result<Request, String> {
+    let obj = object(payload)?;
+    Ok(Request {
+        tool_name: tool_name(obj, "tool_name")?,
+        tool_input: tool_input(obj, "tool_input")?,
+        commands: None,
+        event: text(obj.get("hook_event_name")),
+        cwd: absolute(obj.get("cwd")),
+    })
+}
+
+/// The payload as an object.
+pub(super) fn object(payload: &Value) -> Result<&Map<String, Value>, String> {
+    payload
+        .as_object()
+        .ok_or_else(|| "the hook payload is not a JSON object".to_string())
+}
+
+/// A tool name under `key`: a non-blank string.
+pub(super) fn tool_name(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
+    match obj.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        Some(Value::String(_)) => Err(format!("`{key}` is empty")),
+        Some(_) => Err(format!("`{key}` is not a string")),
+        None => Err(format!("the payload has no `{key}`")),
+    }
+}
+
+/// Tool arguments under `key`: an object, or none at all (an empty object,
+/// which a shell call then fails on for want of a command).
+pub(super) fn tool_input(obj: &Map<String, Value>, key: &str) -> Result<Value, String> {
+    match obj.get(key) {
+        Some(v @ Value::Object(_)) => Ok(v.clone()),
+        Some(Value::Null) | None => Ok(Value::Object(Map::new())),
+        Some(_) => Err(format!("`{key}` is not an object")),
+    }
+}
+
+/// A shell command under `key`: a non-blank string.
+pub(super) fn command(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
+    match obj.get(key) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
+        Some(Value::String(_)) => Err("the shell call has an empty command".into()),
+        Some(Value::Null) | None => Err("the shell call has no command".into()),
+        Some(_) => Err(format!("`{key}` is not a string")),
+    }
+}
+
+/// A string value, if it is one.
+pub(super) fn text(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(String::from)
+}
+
+/// The client's id for the session the call belongs to, for the decision
+/// log: `session_id` (Claude Code, Codex, Gemini CLI, Qwen Code, the seed
+/// runtime), `sessionId` (Copilot), OpenCode's `input.sessionID`, Cline's
+/// `taskId`, Cursor's `conversation_id` or Windsurf's `trajectory_id`.
+///
+/// ```
+/// use serde_json::json;
+/// use toolgate_agents::hook::wire::session_id;
+/// assert_eq!(session_id(&json!({"session_id": "s1"})).as_deref(), Some("s1"));
+/// assert_eq!(session_id(&json!({"input": {"sessionID": "o2"}})).as_deref(), Some("o2"));
+/// assert_eq!(session_id(&json!({"session_id": 7})), None);
+/// ```
+pub fn session_id(payload: &Value) -> Option<String> {
+    const KEYS: &[&str] = &[
+        "session_id",
+        "sessionId",
+        "sessionID",
+        "taskId",
+        "conversation_id",
+        "trajectory_id",
+    ];
+    let pick = |v: &Value| {
+        KEYS.iter()
+            .find_map(|k| v.get(*k).and_then(Value::as_str))
+            .filter(|s| !s.trim().is_empty())
+            .map(String::from)
+    };
+    pick(payload).or_else(|| payload.get("input").and_then(pick))
+}
+
+/// A directory, if it is an absolute path: a relative one says nothing
+/// about where the absolute paths of a command are.
+pub(super) fn absolute(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str)
+        .filter(|c| c.starts_with('/'))
+        .map(String::from)
+}
+
+/// Guesses the protocol from a payload, by what only one client sends
+/// (each rule says which), in an order that keeps the rules apart;
+/// everything else is read as Claude Code.
+pub fn detect(payload: &Value) -> Protocol {
+    let has = |key: &str| payload.get(key).is_some();
+    let event = payload.get("hook_event_name").and_then(Value::as_str);
+    let tool = payload.get("tool_name").and_then(Value::as_str);
+    let input = payload.get("tool_input");
+
+    // Windsurf names its action in `agent_action_name`.
+    if has("agent_action_name") {
+        return Protocol::Windsurf;
+    }
+
+    // Cline's keys are camelCase and its own.
+    if has("hookName") || has("preToolUse") || has("clineVersion") {
+        return Protocol::Cline;
+    }
+
+    // toolgate's OpenCode plugin sends OpenCode's `input` and `output`.
+    if payload.get("input").is_some_and(Value::is_object)
+        && payload.get("output").is_some_and(Value::is_object)
+    {
+        return Protocol::OpenCode;
+    }
+
+    // Copilot's own format: camelCase `toolName` and `toolArgs`.
+    if has("toolName") || has("toolArgs") {
+        return Protocol::Copilot;
+    }
+
+    // Cursor's shell event (Cursor also sends `model`, hence before Codex).
+    if event == Some("beforeShellExecution") || has("cursor_version") {
+        return Protocol::Cursor;
+    }
+
+    // Qwen Code: Gemini's shell tool name with Claude's event.
+    if tool == Some("run_shell_command") && event == Some("PreToolUse") {
+        return Protocol::Qwen;
+    }
+
+    if event == Some("BeforeTool") || tool == Some("run_shell_command") {
+        return Protocol::Gemini;
+    }
+
+    if has("turn_id") || has("model") {
+        return Protocol::Codex;
+    }
+
+    // Copilot's Claude-format payload has a `timestamp` and no
+    // `transcript_path`, which Claude Code always sends.
+    if event == Some("PreToolUse") && has("timestamp") && !has("transcript_path") {
+        return Protocol::Copilot;
+    }
+
+    // The seed runtime's shell tool is `shell` with `cmd`, and its events
+    // are snake_case.
+    if input.and_then(|i| i.get("cmd")).is_some()
+        || matches!(tool, Some("shell" | "run_background_job"))
+        || event
+            .is_some_and(|e| e.contains('_') || e.chars().next().is_some_and(char::is_lowercase))
+    {
+        return Protocol::DockerAgent;
+    }
+
+    Protocol::Claude
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn each_clients_shape_is_detected() {
+        let is = |payload: Value, want: Protocol| assert_eq!(detect(&payload), want, "{payload}");
+
+        is(
+            json!({"agent_action_name": "pre_run_command", "tool_info": {"command_line": "ls"}}),
+            Protocol::Windsurf,
+        );
+
+        is(
+            json!({"hookName": "tool_call", "preToolUse": {"toolName": "run_commands"}}),
+            Protocol::Cline,
+        );
+
+        is(
+            json!({"input": {"tool": "bash"}, "output": {"args": {"command": "ls"}}}),
+            Protocol::OpenCode,
+        );
+        // An `input` that is not the plugin's object is not OpenCode.
+        is(
+            json!({"input": "x", "output": {}, "tool_name": "Bash"}),
+            Protocol::Claude,
+        );
+
+        is(
+            json!({"toolName": "bash", "toolArgs": {"command": "ls"}, "cwd": "/p"}),
+            Protocol::Copilot,
+        );
+        is(
+            json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "timestamp": "t"}),
+            Protocol::Copilot,
+        );
+
+        is(
+            json!({"hook_event_name": "beforeShellExecution", "command": "ls", "model": "m"}),
+            Protocol::Cursor,
+        );
+
+        is(
+            json!({"hook_event_name": "PreToolUse", "tool_name": "run_shell_command",
+                   "timestamp": "t", "transcript_path": "/t"}),
+            Protocol::Qwen,
+        );
+
+        is(
+            json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}),
+            Protocol::Gemini,
+        );
+        is(
+            json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
+            Protocol::Gemini,
+        );
+        is(
+            json!({"hook_event_name": "PreToolUse", "turn_id": "t", "tool_name": "Bash"}),
+            Protocol::Codex,
+        );
+        is(
+            json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "timestamp": "t",
+                   "transcript_path": "/t"}),
+            Protocol::Claude,
+        );
+        is(
+            json!({"hook_event_name": "PreToolUse", "tool_name": "Bash"}),
+            Protocol::Claude,
+        );
+        is(
+            json!({"hook_event_name": "pre_tool_use", "tool_name": "shell"}),
+            Protocol::DockerAgent,
+        );
+    }
+
+    #[test]
+    fn a_cwd_counts_only_when_absolute() {
+        for (cwd, want) in [
+            (json!("/home/dev/project"), Some("/home/dev/project")),
+            (json!("project"), None),
+            (json!(""), None),
+            (json!(7), None),
+        ] {
+            assert_eq!(absolute(Some(&cwd)).as_deref(), want, "{cwd}");
+        }
+    }
+}

@@ -1,0 +1,474 @@
+//! Stores the embedded taxonomy in the binary already parsed.
+//!
+//! The TOML files stay the source people edit and the one `cargo test`
+//! validates line by line, examples included. The binary also carries the
+//! same files read into the loader's schema (without the examples) and
+//! written in postcard's compact binary form, because a hook runs as a fresh
+//! process for every tool call and decoding that costs a small fraction of
+//! parsing TOML.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use regex_automata::dfa::{dense, StartKind};
+use regex_automata::nfa::thompson::{self, WhichCaptures};
+use regex_automata::util::syntax;
+use regex_automata::MatchKind;
+
+#[path = "src/taxonomy/files.rs"]
+mod files;
+#[allow(dead_code)]
+#[path = "src/taxonomy/generate.rs"]
+mod generate;
+#[allow(dead_code)]
+#[path = "src/taxonomy/pattern.rs"]
+mod pattern;
+#[allow(dead_code)]
+#[path = "src/matcher/plan.rs"]
+mod plan;
+#[allow(dead_code)]
+#[path = "src/taxonomy/schema.rs"]
+mod schema;
+#[allow(dead_code)]
+#[path = "src/spec/format.rs"]
+mod spec_format;
+#[allow(dead_code)]
+#[path = "src/matcher/table.rs"]
+mod table;
+
+/// A group whose dense DFA would be bigger than this while it is built is
+/// shipped in parts, or left to be compiled on first use: the binary stays
+/// small and a rare command pays.
+const MAX_DENSE_DFA: usize = 1 << 20;
+
+fn main() {
+    // The taxonomy is the workspace's, at its root.
+    println!("cargo:rerun-if-changed=../../taxonomy");
+    let root = Path::new("../../taxonomy");
+    write_specs(root);
+    // An unreadable taxonomy embeds nothing; the test suite then fails
+    // on the empty taxonomy, naming the problem.
+    let files = files::toml_files(root).unwrap_or_default();
+    let mut bundle = schema::Bundle::default();
+    let mut commands = None;
+    // Rule files as parsed, and the line of each entry in order.
+    let mut parsed: Vec<(String, schema::RuleFile)> = Vec::new();
+    let mut lines = Vec::new();
+    for (rel, path) in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        // Profiles live under the same root but are not taxonomy files.
+        let is_commands = rel == "commands.toml";
+        if !is_commands && !rel.starts_with("rules/") {
+            continue;
+        }
+        bundle.files_seen += 1;
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        // A file that does not parse is left out here; the loader then
+        // refuses the bundle, the TOML loader reports the file with its
+        // line, and the tests fail on it.
+        if is_commands {
+            commands = toml::from_str::<schema::CommandsFile>(&text).ok();
+            continue;
+        }
+        let Ok(mut rules) = toml::from_str::<schema::RuleFile>(&text) else {
+            continue;
+        };
+        let mut ids = files::IdLines::new(&text);
+        for raw in rules.destructive.iter_mut().chain(rules.safe.iter_mut()) {
+            // Examples and near misses are for the test suite; a process
+            // that classifies does not need them.
+            raw.examples = Vec::new();
+            raw.near_misses = Vec::new();
+            let line = ids.next_line_of(&raw.id);
+            lines.push(line);
+        }
+        parsed.push((rel.clone(), rules));
+    }
+    let mut lines = lines.into_iter();
+    let encoded: Vec<Vec<Vec<u8>>> = parsed
+        .iter()
+        .map(|(_, rules)| {
+            rules
+                .destructive
+                .iter()
+                .chain(&rules.safe)
+                .map(|raw| postcard::to_allocvec(raw).unwrap_or_default())
+                .collect()
+        })
+        .collect();
+    let mut packer = schema::Packer::default();
+    for ((path, rules), raws) in parsed.iter().zip(&encoded) {
+        let entries = rules
+            .destructive
+            .iter()
+            .map(|r| (false, r))
+            .chain(rules.safe.iter().map(|r| (true, r)));
+        let path = packer.span(path);
+        let mut count = 0;
+        for ((safe, raw), encoded) in entries.zip(raws) {
+            let kind = generate::kind_of(raw);
+            let structured = kind == generate::RuleKind::Command;
+            let pattern = generate::raw_pattern(raw).filter(|_| !structured);
+            let rule = schema::BundledRule {
+                kind,
+                safe,
+                line: lines.next().unwrap_or(0),
+                id: packer.span(&raw.id),
+                category: packer.span(&raw.category),
+                blast_radius: raw.blast_radius.as_deref().map(|b| packer.span(b)),
+                reason: packer.span(&raw.reason),
+                command: packer.list(&raw.command),
+                pattern: pattern.map(|p| packer.span(p)),
+                raw: encoded,
+            };
+            packer.rule(&rule);
+            count += 1;
+        }
+        bundle.rule_files.push((path, count));
+    }
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
+    let (index, dfas) = ship_automata(&parsed, commands.as_ref());
+    let _ = std::fs::write(out.join("automata.index"), index);
+    let _ = std::fs::write(out.join("automata.dfa"), dfas);
+    let packed_commands = commands.as_ref().map(|c| packer.commands(c));
+    bundle.commands = packed_commands.as_ref().map(|c| c.view());
+    bundle.text = &packer.text;
+    bundle.lists = &packer.lists;
+    bundle.rules = &packer.rules;
+    bundle.raws = &packer.raws;
+    let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
+    let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
+}
+
+/// Compiles every group of the embedded taxonomy, and every post-check, into
+/// a DFA written out as a table (see `src/matcher/table.rs`), in the form
+/// the run-time matcher loads without compiling (see `src/matcher/plan.rs`):
+/// the index, and the tables it points into.
+fn ship_automata(
+    rule_files: &[(String, schema::RuleFile)],
+    commands: Option<&schema::CommandsFile>,
+) -> (Vec<u8>, Vec<u8>) {
+    // The DFAs are little-endian; a big-endian target compiles on first use.
+    if std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("little") {
+        return (Vec::new(), Vec::new());
+    }
+    let shapes = commands.map(|c| c.shape.clone()).unwrap_or_default();
+    let mut ids: Vec<(&str, &[String])> = Vec::new();
+    let mut kinds = Vec::new();
+    let mut compiled = Vec::new();
+    for (_, rules) in rule_files {
+        for (safe, raws) in [(false, &rules.destructive), (true, &rules.safe)] {
+            for raw in raws {
+                let kind = generate::kind_of(raw);
+                ids.push((raw.id.as_str(), raw.command.as_slice()));
+                kinds.push((kind.clone(), safe, raw.command.as_slice()));
+                compiled.push(match kind {
+                    generate::RuleKind::Command => {
+                        generate::structured(safe, &raw.command, raw, &shapes).ok()
+                    }
+                    _ => Some(generate::Compiled {
+                        pattern: generate::raw_pattern(raw).unwrap_or_default().to_string(),
+                        tail: None,
+                        post: generate::PostCheck::default(),
+                    }),
+                });
+            }
+        }
+    }
+    let plan = plan::plan(kinds);
+    // Each group's DFA parts go into one blob; the index points into it.
+    let mut built: Vec<(bool, (u32, u32))> = Vec::new();
+    let mut dfas = Blob::default();
+    for (key, rules) in &plan.groups {
+        let (_, _, word) = plan::key_parts(key);
+        let word = (!word.is_empty()).then_some(word);
+        let patterns: Option<Vec<String>> = rules
+            .iter()
+            .map(|&i| {
+                compiled[i]
+                    .as_ref()
+                    .map(|c| generate::group_pattern(word, c))
+            })
+            .collect();
+        let anchored = patterns
+            .as_ref()
+            .is_some_and(|p| p.iter().all(|p| p.starts_with('^')));
+        let dfa = patterns
+            .map(|p| shipped_parts(&p, anchored))
+            .unwrap_or_default();
+        built.push((anchored, dfas.append(dfa)));
+    }
+    // Post-check regexes: a yes/no table each, in the same blob (none: the
+    // check is compiled at run time).
+    let mut check_table = |pattern: &str| {
+        let table = table_of(&[pattern.to_string()], false).unwrap_or_default();
+        dfas.append(table)
+    };
+    let posts: Vec<Option<plan::FlatPost>> = compiled
+        .iter()
+        .map(|c| {
+            c.as_ref().map(|c| plan::FlatPost {
+                forbid: c
+                    .post
+                    .forbid
+                    .as_deref()
+                    .map(|p| (p.as_bytes(), check_table(p))),
+                require: c
+                    .post
+                    .require
+                    .as_deref()
+                    .map(|p| (p.as_bytes(), check_table(p))),
+                max_args: c.post.max_args,
+                min_args: c.post.min_args,
+                subcommand_len: c.post.subcommand_len,
+            })
+        })
+        .collect();
+    let groups: Vec<plan::IndexGroup> = plan
+        .groups
+        .iter()
+        .zip(&built)
+        .map(|((key, rules), (anchored, dfa))| {
+            let (special, family, word) = plan::key_parts(key);
+            plan::IndexGroup {
+                special,
+                family,
+                word,
+                anchored: *anchored,
+                rules,
+                dfa: *dfa,
+            }
+        })
+        .collect();
+    let globs: Vec<(plan::Family, &str)> =
+        plan.globs.iter().map(|(f, g)| (*f, g.as_str())).collect();
+    let index = plan::write_index(
+        ids.len(),
+        plan::fingerprint(ids.iter().copied()),
+        &groups,
+        &globs,
+        &posts,
+    );
+    (index, dfas.bytes)
+}
+
+/// The DFA blob. Identical DFAs are stored once: the same patterns filed
+/// under several words (raw regexes, post-checks shared by entries) then
+/// share their bytes, in the binary and in the cache.
+#[derive(Default)]
+struct Blob {
+    bytes: Vec<u8>,
+    stored: HashMap<Vec<u8>, (u32, u32)>,
+}
+
+impl Blob {
+    /// Where `dfa` is in the blob (offset, length), appending it if new.
+    fn append(&mut self, dfa: Vec<u8>) -> (u32, u32) {
+        if let Some(&at) = self.stored.get(&dfa) {
+            return at;
+        }
+        let at = (schema::u32_of(self.bytes.len()), schema::u32_of(dfa.len()));
+        self.bytes.extend_from_slice(&dfa);
+        self.stored.insert(dfa, at);
+        at
+    }
+}
+
+/// A group's patterns as shipped parts (see `plan::parts`): one table for
+/// the whole group, or, when that is too big, one per pattern; empty when
+/// even that fails and the group is compiled at run time.
+fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
+    if let Some(table) = table_of(patterns, anchored) {
+        return plan::write_parts([(0, table)]);
+    }
+    let mut parts = Vec::new();
+    for (i, p) in patterns.iter().enumerate() {
+        let Some(table) = table_of(std::slice::from_ref(p), anchored) else {
+            if std::env::var("TOOLGATE_BUILD_DEBUG").is_ok() {
+                let d = dense_dfa(std::slice::from_ref(p), anchored);
+                println!(
+                    "cargo:warning=unshipped pattern (dense ok: {}): {}",
+                    d.is_some(),
+                    &p[..p.len().min(300)]
+                );
+            }
+            return Vec::new();
+        };
+        parts.push((i, table));
+    }
+    plan::write_parts(parts)
+}
+
+/// Patterns as a table (see `table_dfa`); `None` when their DFA cannot be
+/// built or its table would be too big.
+fn table_of(patterns: &[String], anchored: bool) -> Option<Vec<u8>> {
+    dense_dfa(patterns, anchored).and_then(|d| table_dfa(&d, anchored))
+}
+
+/// The largest table shipped (see `src/matcher/table.rs`); a bigger group
+/// ships in parts, or is compiled at run time.
+const MAX_SHIPPED_TABLE: usize = 1 << 20;
+
+/// A DFA as a table of 16-bit next states by byte class, built by walking
+/// it from its start state through regex-automata's public API: the dead
+/// state first, then the others as found, match states last. `None` when
+/// it has a quit state, more states than 16 bits number, or is too big.
+fn table_dfa(dfa: &dense::DFA<Vec<u32>>, anchored: bool) -> Option<Vec<u8>> {
+    use regex_automata::dfa::Automaton;
+    use regex_automata::util::{primitives::StateID, start};
+    let classes = dfa.byte_classes();
+    // One column per byte class, then one for the end of the input.
+    let column_count = classes.alphabet_len();
+    let mut columns = [0u8; 256];
+    let mut representative: Vec<Option<u8>> = vec![None; column_count - 1];
+    for b in 0..=255u8 {
+        let c = classes.get(b);
+        columns[usize::from(b)] = c;
+        representative[usize::from(c)].get_or_insert(b);
+    }
+    let representative: Vec<u8> = representative.into_iter().collect::<Option<_>>()?;
+    let mode = if anchored {
+        regex_automata::Anchored::Yes
+    } else {
+        regex_automata::Anchored::No
+    };
+    let start = dfa.start_state(&start::Config::new().anchored(mode)).ok()?;
+    // Walk: each state's successors by column, in the order found.
+    let mut order: Vec<StateID> = Vec::new();
+    let mut number: HashMap<StateID, usize> = HashMap::new();
+    let mut rows: Vec<Vec<StateID>> = Vec::new();
+    let mut visit = |sid: StateID, order: &mut Vec<StateID>| -> Option<()> {
+        if dfa.is_quit_state(sid) {
+            return None;
+        }
+        if !dfa.is_dead_state(sid) && !number.contains_key(&sid) {
+            number.insert(sid, order.len());
+            order.push(sid);
+        }
+        Some(())
+    };
+    visit(start, &mut order)?;
+    let mut i = 0;
+    while let Some(&sid) = order.get(i) {
+        let mut row: Vec<StateID> = representative
+            .iter()
+            .map(|&b| dfa.next_state(sid, b))
+            .collect();
+        row.push(dfa.next_eoi_state(sid));
+        for &next in &row {
+            visit(next, &mut order)?;
+        }
+        rows.push(row);
+        i += 1;
+        if order.len() >= usize::from(u16::MAX) {
+            return None;
+        }
+    }
+    // Numbers: the dead state 0, then states that match nothing, then the
+    // match states.
+    let (plain, matching): (Vec<usize>, Vec<usize>) =
+        (0..order.len()).partition(|&k| !dfa.is_match_state(order[k]));
+    let mut new_number = vec![0usize; order.len()];
+    for (n, &k) in plain.iter().chain(&matching).enumerate() {
+        new_number[k] = n + 1;
+    }
+    // Every state but the dead one was numbered as it was found.
+    let renumber = |sid: StateID| -> u16 {
+        if dfa.is_dead_state(sid) {
+            0
+        } else {
+            new_number[number[&sid]] as u16
+        }
+    };
+    let mut states = vec![table::WrittenState {
+        next: vec![0; column_count],
+        patterns: Vec::new(),
+    }];
+    for &k in plain.iter().chain(&matching) {
+        let sid = order[k];
+        let patterns = if dfa.is_match_state(sid) {
+            (0..dfa.match_len(sid))
+                .map(|m| dfa.match_pattern(sid, m).as_u32())
+                .collect()
+        } else {
+            Vec::new()
+        };
+        states.push(table::WrittenState {
+            next: rows[k].iter().map(|&n| renumber(n)).collect(),
+            patterns,
+        });
+    }
+    let bytes = table::write(
+        &columns,
+        column_count,
+        usize::from(renumber(start)),
+        1 + plain.len(),
+        dfa.pattern_len(),
+        &states,
+    );
+    (bytes.len() <= MAX_SHIPPED_TABLE).then_some(bytes)
+}
+
+/// Patterns as one minimised dense DFA, with the settings of the run-time
+/// lazy DFA (`src/matcher/compile.rs`); `None` when it cannot be built.
+fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>> {
+    let start = if anchored {
+        StartKind::Anchored
+    } else {
+        StartKind::Unanchored
+    };
+    let dfa = dense::Builder::new()
+        .syntax(syntax::Config::new().unicode(false).utf8(false))
+        .thompson(
+            thompson::Config::new()
+                .utf8(false)
+                .which_captures(WhichCaptures::None),
+        )
+        .configure(
+            dense::Config::new()
+                .match_kind(MatchKind::All)
+                // Fewer states: a smaller binary and fewer pages and cache
+                // lines touched per search (6.7 MB of DFAs become 4.9 MB).
+                .minimize(true)
+                .start_kind(start)
+                .dfa_size_limit(Some(MAX_DENSE_DFA))
+                .determinize_size_limit(Some(16 << 20)),
+        )
+        .build_many(patterns);
+    dfa.ok()
+}
+
+/// Compiles `taxonomy/specs/*.toml` into `specs.postcard`: a name index
+/// read in place and each spec encoded on its own (`spec_format::SpecIndex`). A file or spec that does not
+/// compile is left out; the loader's tests then name it with its line.
+fn write_specs(root: &Path) {
+    let files = files::toml_files(root).unwrap_or_default();
+    let mut specs: Vec<Vec<u8>> = Vec::new();
+    let mut names: Vec<(String, u32)> = Vec::new();
+    for (rel, path) in &files {
+        if !rel.starts_with("specs/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let Ok(file) = toml::from_str::<spec_format::SpecFile>(&text) else {
+            continue;
+        };
+        let lines = spec_format::table_lines(&text);
+        for (k, raw) in file.command.iter().enumerate() {
+            let line = lines.get(k).copied().unwrap_or(0);
+            let Ok(spec) = spec_format::compile(raw, rel, line) else {
+                continue;
+            };
+            let index = u32::try_from(specs.len()).unwrap_or(u32::MAX);
+            for n in spec.names.iter() {
+                names.push((n.to_string(), index));
+            }
+            specs.push(postcard::to_allocvec(&spec).unwrap_or_default());
+        }
+    }
+    names.sort();
+    names.dedup_by(|a, b| a.0 == b.0);
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
+    let bytes = spec_format::pack_spec_index(&names, &specs);
+    let _ = std::fs::write(out.join("specs.postcard"), bytes);
+}

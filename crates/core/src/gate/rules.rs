@@ -1,0 +1,298 @@
+//! Permission rules: allow, ask and deny patterns over a tool's name and
+//! arguments, evaluated before the mode (deny > allow > ask).
+//!
+//! A rule is `TOOL` (any call of that tool) or `TOOL:KEY=GLOB` (`*` matches
+//! any run of characters), e.g. `shell:cmd=git push*` or
+//! `mcp_github:repo=acme/*`. For the shell tool the keys `cmd` and `command`
+//! are one key: both mean "the command", whichever field the call used, so a
+//! rule cannot be sidestepped by sending the other spelling.
+//!
+//! Allow rules are careful with shell: a grant such as `shell:cmd=mkdir*`
+//! covers one plain command only — never compound shell
+//! (`mkdir x && rm -rf ~`), substitutions, or redirections that write.
+//! Deny rules are eager: they match the raw command and every simple
+//! command found inside it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::shell::{self, RedirectKind};
+
+/// One parsed rule.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The tool name it applies to (`*` for any).
+    pub tool: String,
+    /// The argument it looks at, if any.
+    pub key: Option<String>,
+    /// The glob the argument must match.
+    pub pattern: Option<String>,
+    /// The rule as written.
+    pub text: String,
+}
+
+/// A rule that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("permission rule `{rule}`: {message}")]
+pub struct RuleError {
+    /// The rule as written.
+    pub rule: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Rule {
+    /// Parses `TOOL` or `TOOL:KEY=GLOB`.
+    ///
+    /// ```
+    /// let r = toolgate_core::gate::Rule::parse("shell:cmd=git push*")?;
+    /// assert_eq!((r.tool.as_str(), r.key.as_deref(), r.pattern.as_deref()), ("shell", Some("cmd"), Some("git push*")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn parse(text: &str) -> Result<Rule, RuleError> {
+        let err = |m: &str| RuleError {
+            rule: text.to_string(),
+            message: m.to_string(),
+        };
+        let t = text.trim();
+        let (tool, rest) = match t.split_once(':') {
+            Some((tool, rest)) => (tool.trim(), Some(rest)),
+            None => (t, None),
+        };
+        if tool.is_empty() {
+            return Err(err("name a tool before `:` (or `*` for any tool)"));
+        }
+        let (key, pattern) = match rest {
+            None => (None, None),
+            Some(rest) => match rest.split_once('=') {
+                Some((k, p)) if !k.trim().is_empty() => {
+                    (Some(k.trim().to_string()), Some(p.to_string()))
+                }
+                _ => return Err(err("write `TOOL:KEY=GLOB`, e.g. `shell:cmd=git push*`")),
+            },
+        };
+        Ok(Rule {
+            tool: tool.to_string(),
+            key,
+            pattern,
+            text: text.to_string(),
+        })
+    }
+
+    fn tool_matches(&self, tool: &str, shell_tool: bool) -> bool {
+        glob_match(&self.tool, tool) || (shell_tool && self.tool == "shell")
+    }
+
+    fn is_command_key(&self) -> bool {
+        matches!(self.key.as_deref(), Some("cmd" | "command"))
+    }
+
+    /// Does this rule, used to deny, cover the call?
+    pub fn denies(&self, tool: &str, args: &Value, shell_tool: bool) -> bool {
+        if !self.tool_matches(tool, shell_tool) {
+            return false;
+        }
+        let (Some(key), Some(pattern)) = (&self.key, &self.pattern) else {
+            return true;
+        };
+        if shell_tool && self.is_command_key() {
+            return command_values(args).iter().any(|cmd| {
+                glob_match(pattern, cmd.trim())
+                    || simple_commands(cmd).iter().any(|c| glob_match(pattern, c))
+            });
+        }
+        arg_values(args, key).iter().any(|v| glob_match(pattern, v))
+    }
+
+    /// Does this rule, used to allow or ask, cover the call?
+    pub fn grants(&self, tool: &str, args: &Value, shell_tool: bool) -> bool {
+        if !self.tool_matches(tool, shell_tool) {
+            return false;
+        }
+        let (Some(key), Some(pattern)) = (&self.key, &self.pattern) else {
+            return true;
+        };
+        if shell_tool && self.is_command_key() {
+            let values = command_values(args);
+            return !values.is_empty()
+                && values
+                    .iter()
+                    .all(|cmd| is_plain_command(cmd) && glob_match(pattern, cmd.trim()));
+        }
+        let values = arg_values(args, key);
+        !values.is_empty() && values.iter().all(|v| glob_match(pattern, v))
+    }
+}
+
+/// Every non-blank command the call carries, under either spelling.
+fn command_values(args: &Value) -> Vec<String> {
+    ["cmd", "command"]
+        .iter()
+        .filter_map(|k| args.get(*k).and_then(Value::as_str))
+        .filter(|s| !s.trim().is_empty())
+        .map(String::from)
+        .collect()
+}
+
+fn arg_values(args: &Value, key: &str) -> Vec<String> {
+    match args.get(key) {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![other.to_string()],
+    }
+}
+
+/// One simple command, literal words, nothing that writes or runs more.
+fn is_plain_command(cmd: &str) -> bool {
+    let script = shell::parse(cmd);
+    script.error.is_none()
+        && script.limit.is_none()
+        && !script.compound
+        && script.commands.len() == 1
+        && script.commands.iter().all(|c| {
+            c.words.iter().all(|w| w.literal)
+                && c.redirects.iter().all(|r| match r.kind {
+                    RedirectKind::Duplicate => true,
+                    k if k.writes() => r.target_is_sink(),
+                    _ => false,
+                })
+        })
+}
+
+/// The simple commands inside a command line, words joined by spaces.
+fn simple_commands(cmd: &str) -> Vec<String> {
+    shell::parse(cmd)
+        .commands
+        .iter()
+        .map(|c| {
+            c.words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+/// `*` matches any run of characters; everything else is literal. Linear
+/// time: the classic greedy matcher with one backtrack point.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let (p, t) = (pattern.as_bytes(), text.as_bytes());
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && p[pi] == b'*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if pi < p.len() && p[pi] == t[ti] {
+            pi += 1;
+            ti += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    while pi < p.len() && p[pi] == b'*' {
+        pi += 1;
+    }
+    pi == p.len()
+}
+
+/// The three rule lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rules {
+    /// Rules that allow.
+    pub allow: Vec<Rule>,
+    /// Rules that ask.
+    pub ask: Vec<Rule>,
+    /// Rules that deny.
+    pub deny: Vec<Rule>,
+}
+
+impl Rules {
+    /// Parses the three lists of rule texts.
+    pub fn parse(allow: &[String], ask: &[String], deny: &[String]) -> Result<Rules, RuleError> {
+        let parse_all = |v: &[String]| {
+            v.iter()
+                .map(|r| Rule::parse(r))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        Ok(Rules {
+            allow: parse_all(allow)?,
+            ask: parse_all(ask)?,
+            deny: parse_all(deny)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn globs() {
+        for (p, t, want) in [
+            ("git push*", "git push origin main", true),
+            ("git push*", "git pull", false),
+            ("*", "", true),
+            ("a*b*c", "aXbYc", true),
+            ("a*b*c", "aXbY", false),
+            ("exact", "exact", true),
+            ("exact", "exact ", false),
+        ] {
+            assert_eq!(glob_match(p, t), want, "{p} {t}");
+        }
+    }
+
+    #[test]
+    fn command_alias_cannot_sidestep_a_rule() {
+        let deny = Rule::parse("shell:cmd=rm *").map_err(|e| e.to_string());
+        let deny = deny.unwrap_or_else(|e| panic!("{e}"));
+        assert!(deny.denies("shell", &json!({"command": "rm -rf /"}), true));
+        assert!(deny.denies("shell", &json!({"cmd": "ls", "command": "rm -rf /"}), true));
+        assert!(deny.denies("Bash", &json!({"command": "ls && rm -rf /"}), true));
+        let allow = Rule::parse("shell:command=ls*").unwrap_or_else(|e| panic!("{e}"));
+        assert!(allow.grants("shell", &json!({"cmd": "ls -la"}), true));
+        assert!(!allow.grants("shell", &json!({"cmd": "ls", "command": "rm -rf /"}), true));
+    }
+
+    #[test]
+    fn prefix_grants_never_cover_compound_shell() {
+        let allow = Rule::parse("shell:cmd=mkdir*").unwrap_or_else(|e| panic!("{e}"));
+        for cmd in [
+            "mkdir x && rm -rf ~",
+            "mkdir x; rm -rf ~",
+            "mkdir $(rm -rf ~)",
+            "mkdir x > /etc/passwd",
+            "mkdir x | sh",
+            "mkdir `id`",
+        ] {
+            assert!(
+                !allow.grants("shell", &json!({ "cmd": cmd }), true),
+                "{cmd}"
+            );
+        }
+        assert!(allow.grants("shell", &json!({"cmd": "mkdir -p build/out"}), true));
+        assert!(allow.grants("shell", &json!({"cmd": "mkdir x 2>/dev/null"}), true));
+    }
+
+    #[test]
+    fn bad_rules_say_how_to_write_them() {
+        let e = Rule::parse("shell:cmd")
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        assert_eq!(
+            e,
+            Err(
+                "permission rule `shell:cmd`: write `TOOL:KEY=GLOB`, e.g. `shell:cmd=git push*`"
+                    .to_string()
+            )
+        );
+        assert!(Rule::parse(":x=y").is_err());
+    }
+}

@@ -1,0 +1,760 @@
+//! Loading and validating taxonomy files.
+//!
+//! The embedded taxonomy (the repository's `taxonomy/` directory, compiled in
+//! with include_dir) is the default. [`load_sources`] takes any set of files,
+//! so tests and users can load their own; every error names the file, the
+//! line and the field.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::matcher::compile::check_syntax;
+use include_dir::{include_dir, Dir};
+use rustc_hash::FxHashMap;
+
+use std::sync::{Arc, OnceLock};
+
+use super::files::IdLines;
+use super::generate::{self, Compiled, PostCheck, RuleKind};
+use super::model::{CommandSpec, Deferred, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
+use super::schema::{Bundle, BundledRule, CommandsFile, CommandsView, RawRule, RuleFile, Words};
+use crate::error::TaxonomyError;
+use crate::label::{BlastRadius, Class};
+
+/// The taxonomy shipped inside the binary.
+pub static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../taxonomy");
+
+/// The embedded taxonomy's files as `(relative path, text)`, sorted by path.
+pub fn embedded_sources() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    collect(&EMBEDDED, &mut out);
+    out.sort();
+    out
+}
+
+fn collect(dir: &Dir<'static>, out: &mut Vec<(String, String)>) {
+    for file in dir.files() {
+        let path = file.path();
+        if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+            if let Some(text) = file.contents_utf8() {
+                out.push((path.to_string_lossy().replace('\\', "/"), text.to_string()));
+            }
+        }
+    }
+    for sub in dir.dirs() {
+        collect(sub, out);
+    }
+}
+
+/// Reads every `.toml` file under a directory on disk, sorted by path.
+pub fn dir_sources(root: &Path) -> std::io::Result<Vec<(String, String)>> {
+    super::files::toml_files(root)?
+        .into_iter()
+        .map(|(rel, path)| Ok((rel, std::fs::read_to_string(&path)?)))
+        .collect()
+}
+
+/// The file holding command conventions and wrappers.
+pub const COMMANDS_FILE: &str = "commands.toml";
+/// The folder holding rule files.
+pub const RULES_DIR: &str = "rules/";
+
+/// A taxonomy file parsed into its schema.
+pub enum ParsedFile {
+    /// `commands.toml`.
+    Commands(CommandsFile),
+    /// A file under `rules/`.
+    Rules(RuleFile),
+}
+
+/// Validates and compiles a set of taxonomy files.
+///
+/// `commands.toml` holds conventions; `rules/*.toml` hold entries. Other
+/// files (profiles, say) are ignored here. Every pattern's syntax is
+/// checked, so that an error names its file, line and entry.
+pub fn load_sources(sources: &[(String, String)]) -> Result<Taxonomy, TaxonomyError> {
+    let mut parsed = Vec::new();
+    for (file, text) in sources {
+        let syntax = |e: toml::de::Error| TaxonomyError::Syntax {
+            file: file.clone(),
+            message: e.to_string(),
+        };
+        let parsed_file = if file == COMMANDS_FILE {
+            ParsedFile::Commands(toml::from_str(text).map_err(syntax)?)
+        } else if file.starts_with(RULES_DIR) {
+            ParsedFile::Rules(toml::from_str(text).map_err(syntax)?)
+        } else {
+            continue;
+        };
+        parsed.push(SourceFile {
+            path: file.clone(),
+            text,
+            parsed: parsed_file,
+        });
+    }
+    let mut tax = build(parsed, true)?;
+    tax.specs = Arc::new(crate::spec::Specs::load(sources)?);
+    Ok(tax)
+}
+
+/// One taxonomy file, parsed, with its text (which locates its entries).
+pub struct SourceFile<'t> {
+    /// Its path relative to the taxonomy root.
+    pub path: String,
+    /// Its text.
+    pub text: &'t str,
+    /// Its contents.
+    pub parsed: ParsedFile,
+}
+
+/// Builds a taxonomy from parsed files. `check_patterns` parses every
+/// generated pattern so that a bad one is reported against its entry.
+pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, TaxonomyError> {
+    let mut tax = Taxonomy::default();
+    let mut rule_files = Vec::new();
+    for SourceFile { path, text, parsed } in files {
+        match parsed {
+            ParsedFile::Commands(c) => {
+                load_commands(&path, text, &c.view(), &Copied, &mut tax, check_patterns)?
+            }
+            ParsedFile::Rules(r) => rule_files.push((path, text, r)),
+        }
+    }
+    // Command files first (rules use their shapes), then rules in path order.
+    // Where each id was first defined: (file, line).
+    let mut seen: FxHashMap<String, (String, usize)> = FxHashMap::default();
+    for (file, text, parsed) in rule_files {
+        let mut ids = IdLines::new(text);
+        if let Some(raw) = parsed.safe.first() {
+            return Err(TaxonomyError::Entry {
+                file: file.clone(),
+                line: ids.next_line_of(&raw.id),
+                id: raw.id.clone(),
+                field: "safe".into(),
+                message: "rule files hold destructive shapes only: a safe verdict comes from a command spec in specs/*.toml, which explains every option and argument of the command".into(),
+            });
+        }
+        for (class, raws) in [
+            (Class::Destructive, parsed.destructive),
+            (Class::Safe, parsed.safe),
+        ] {
+            for raw in raws {
+                let line = ids.next_line_of(&raw.id);
+                if let Some((first_file, first_line)) = seen.get(&raw.id) {
+                    return Err(TaxonomyError::DuplicateId {
+                        file: file.clone(),
+                        line,
+                        id: raw.id.clone(),
+                        first: format!("{first_file}:{first_line}"),
+                    });
+                }
+                seen.insert(raw.id.clone(), (file.clone(), line));
+                let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
+                tax.rules_mut().push(rule);
+            }
+        }
+    }
+    Ok(tax)
+}
+
+/// The embedded command specs, as `build.rs` compiled them.
+static EMBEDDED_SPECS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/specs.postcard"));
+
+/// The embedded taxonomy, as `build.rs` parsed and stored it.
+static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxonomy.postcard"));
+
+/// The embedded taxonomy from its build-time binary form: no TOML parsing,
+/// no checks (the test suite loads the same files through [`load_sources`]
+/// with every check, and compares the two), no examples, and each entry's
+/// shape left encoded until its pattern is needed.
+pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
+    let bundle: Bundle<'static> = postcard::from_bytes(EMBEDDED_BUNDLE)
+        .map_err(|e| broken(format!("the embedded taxonomy does not decode: {e}")))?;
+    // build.rs counted the files it saw; one it could not convert is
+    // missing here. (That it saw every embedded file is a build-time fact
+    // a test checks: `the_bundle_saw_every_embedded_file`.)
+    let converted = bundle.rule_files.len() + usize::from(bundle.commands.is_some());
+    if converted != bundle.files_seen {
+        return Err(broken(
+            "a file did not convert at build time; run `cargo test` to see which".into(),
+        ));
+    }
+    let mut tax = Taxonomy::default();
+    if let Some(packed) = &bundle.commands {
+        let commands = bundle.commands_view(packed).ok_or_else(cut)?;
+        load_commands(COMMANDS_FILE, "", &commands, &InPlace, &mut tax, false)?;
+    }
+    let count = bundle.rule_count();
+    if bundle
+        .rule_files
+        .iter()
+        .map(|&(_, n)| n as usize)
+        .sum::<usize>()
+        != count
+    {
+        return Err(cut());
+    }
+    // Entries stay packed: a label reads the few fields it needs in place
+    // (`packed_entry`), and whole rules are built only on request.
+    tax.set_packed(bundle);
+    tax.specs = Arc::new(crate::spec::Specs::from_packed(EMBEDDED_SPECS)?);
+    tax.embedded = true;
+    Ok(tax)
+}
+
+/// An error in the embedded taxonomy itself (only a damaged binary, or a
+/// build that went wrong, has one).
+fn broken(message: String) -> TaxonomyError {
+    TaxonomyError::Syntax {
+        file: "taxonomy/".into(),
+        message,
+    }
+}
+
+/// The embedded taxonomy has a span or record that lies outside it.
+fn cut() -> TaxonomyError {
+    broken("the embedded taxonomy points outside itself".into())
+}
+
+/// The embedded taxonomy's entries, built whole: for `explain`, the test
+/// suite, and automata compiled at run time.
+pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
+    let mut rules = Vec::with_capacity(bundle.rule_count());
+    let mut next = 0;
+    for &(path, entries) in &bundle.rule_files {
+        let path = bundle.str(path).ok_or_else(cut)?;
+        for _ in 0..entries {
+            let r = bundle.rule(next).ok_or_else(cut)?;
+            next += 1;
+            let text = |span| bundle.str(span).ok_or_else(cut);
+            let id = text(r.id)?;
+            let (class, blast_radius) = record_class_radius(bundle, &r)
+                .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
+            let compiled = OnceLock::new();
+            let deferred = match r.pattern {
+                Some(pattern) => {
+                    let _ = compiled.set(Ok(Compiled {
+                        pattern: text(pattern)?.to_string(),
+                        tail: None,
+                        post: PostCheck::default(),
+                    }));
+                    None
+                }
+                None => Some(Deferred::Encoded(r.raw)),
+            };
+            let mut commands = Vec::with_capacity(r.command.1 as usize);
+            for word in bundle.words(r.command) {
+                commands.push(Cow::Borrowed(word.ok_or_else(cut)?));
+            }
+            rules.push(Rule {
+                id: Cow::Borrowed(id),
+                class,
+                category: Cow::Borrowed(text(r.category)?),
+                blast_radius,
+                reason: Cow::Borrowed(text(r.reason)?),
+                file: Cow::Borrowed(path),
+                line: r.line,
+                kind: r.kind,
+                commands,
+                examples: Vec::new(),
+                near_misses: Vec::new(),
+                compiled,
+                deferred,
+            });
+        }
+    }
+    Ok(rules)
+}
+
+/// A packed entry's class and blast radius: safe for a safe entry, else
+/// destructive with the radius it names (`None` when it names none that
+/// parses).
+fn class_radius(safe: bool, radius: Option<&str>) -> Option<(Class, BlastRadius)> {
+    if safe {
+        return Some((Class::Safe, BlastRadius::Safe));
+    }
+    Some((Class::Destructive, BlastRadius::parse(radius?)?))
+}
+
+/// [`class_radius`] of a decoded record.
+fn record_class_radius(
+    bundle: &Bundle<'static>,
+    r: &BundledRule<'static>,
+) -> Option<(Class, BlastRadius)> {
+    let radius = match r.blast_radius {
+        Some(span) => Some(bundle.str(span)?),
+        None => None,
+    };
+    class_radius(r.safe, radius)
+}
+
+/// Packed entry `i`'s class and blast radius.
+pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
+    let (safe, radius) = bundle.rule_radius(i)?;
+    class_radius(safe, radius)
+}
+
+/// What a label needs of packed entry `i`, borrowed from the binary.
+pub(crate) fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
+    let r = bundle.rule(i)?;
+    let (class, blast_radius) = record_class_radius(bundle, &r)?;
+    Some(EntryLabel {
+        id: Cow::Borrowed(bundle.str(r.id)?),
+        class,
+        blast_radius,
+        category: Cow::Borrowed(bundle.str(r.category)?),
+        reason: Cow::Borrowed(bundle.str(r.reason)?),
+    })
+}
+
+/// How many taxonomy files the binary embeds (paths only, no contents).
+#[cfg(test)]
+fn embedded_file_count() -> usize {
+    fn count(dir: &Dir<'static>) -> usize {
+        let here = dir
+            .files()
+            .filter(|f| {
+                let p = f.path().to_string_lossy();
+                p.ends_with(".toml") && (p == COMMANDS_FILE || p.starts_with(RULES_DIR))
+            })
+            .count();
+        here + dir.dirs().map(count).sum::<usize>()
+    }
+    count(&EMBEDDED)
+}
+
+/// How the loader keeps a commands view's text in the taxonomy.
+trait Keep<'a> {
+    fn text(&self, s: &'a str) -> Cow<'static, str>;
+    fn flags(&self, words: Words<'a>) -> Flags;
+}
+
+/// Copied, for a file read from disk.
+struct Copied;
+
+impl<'a> Keep<'a> for Copied {
+    fn text(&self, s: &'a str) -> Cow<'static, str> {
+        Cow::Owned(s.to_string())
+    }
+
+    fn flags(&self, words: Words<'a>) -> Flags {
+        words.iter().map(|w| self.text(w)).collect()
+    }
+}
+
+/// Read where it is, for the embedded file: a hook process copies nothing.
+struct InPlace;
+
+impl Keep<'static> for InPlace {
+    fn text(&self, s: &'static str) -> Cow<'static, str> {
+        Cow::Borrowed(s)
+    }
+
+    fn flags(&self, words: Words<'static>) -> Flags {
+        Flags::packed(words)
+    }
+}
+
+/// Loads `commands.toml` (given as its borrowed view) into `tax`, keeping
+/// its text as `keep` says.
+fn load_commands<'a>(
+    file: &str,
+    text: &str,
+    parsed: &CommandsView<'a>,
+    keep: &impl Keep<'a>,
+    tax: &mut Taxonomy,
+    check_patterns: bool,
+) -> Result<(), TaxonomyError> {
+    let own = |s: &'a str| keep.text(s);
+    let set = |words: Words<'a>| keep.flags(words);
+    for (name, re) in &parsed.shape {
+        if !check_patterns {
+            break;
+        }
+        if let Err(e) = check_syntax(re) {
+            return Err(TaxonomyError::Entry {
+                file: file.to_string(),
+                line: line_of_key(text, name),
+                id: format!("shape.{name}"),
+                field: "shape".into(),
+                message: format!("invalid regex: {e}"),
+            });
+        }
+    }
+    tax.shapes = parsed
+        .shape
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for &(path, _) in &parsed.command {
+        // Each shorter path is a prefix of this one (`gh`, `gh run` of
+        // `gh run list`): borrowed, like the path.
+        for (at, _) in path.match_indices(' ') {
+            tax.command_parents.insert(own(&path[..at]));
+        }
+    }
+    tax.commands.reserve(parsed.command.len());
+    for (path, spec) in &parsed.command {
+        tax.commands.insert(
+            own(path),
+            CommandSpec {
+                value_flags: set(spec.value_flags),
+                long_single_dash: spec.long_single_dash,
+                pattern_operand: spec.pattern_operand,
+                ignore_flags: set(spec.ignore_flags),
+                alias: spec
+                    .alias
+                    .map(|a| a.split_whitespace().map(String::from).collect()),
+            },
+        );
+    }
+    for raw in &parsed.wrapper {
+        let Some(first) = raw.names.first() else {
+            return Err(TaxonomyError::Entry {
+                file: file.to_string(),
+                line: 1,
+                id: "wrapper".into(),
+                field: "names".into(),
+                message: "a wrapper needs at least one name".into(),
+            });
+        };
+        let wrapper = Arc::new(Wrapper {
+            name: own(first),
+            value_flags: set(raw.value_flags),
+            skip_positionals: raw.skip_positionals,
+            assignments: raw.assignments,
+            keeps_safe: raw.keeps_safe,
+            joins: raw.joins,
+            lookup_flags: set(raw.lookup_flags),
+            unsafe_flags: set(raw.unsafe_flags),
+            string_flag: raw.string_flag.map(&own),
+            split_flag: raw.split_flag.map(&own),
+        });
+        for name in raw.names.iter() {
+            tax.wrappers.insert(own(name), Arc::clone(&wrapper));
+        }
+    }
+    Ok(())
+}
+
+fn line_of_key(text: &str, key: &str) -> usize {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(key))
+        .map_or(0, |i| i + 1)
+}
+
+fn validate_rule(
+    file: &str,
+    line: usize,
+    class: Class,
+    raw: RawRule,
+    shapes: &BTreeMap<String, String>,
+    check_patterns: bool,
+) -> Result<Rule, TaxonomyError> {
+    let err = |field: &str, message: String| TaxonomyError::Entry {
+        file: file.to_string(),
+        line,
+        id: raw.id.clone(),
+        field: field.to_string(),
+        message,
+    };
+    if raw.id.is_empty()
+        || !raw
+            .id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(err(
+            "id",
+            "ids are lowercase letters, digits and dashes".into(),
+        ));
+    }
+    if raw.category.is_empty() {
+        return Err(err("category", "every entry needs a category".into()));
+    }
+    if raw.reason.trim().is_empty() {
+        return Err(err("reason", "every entry needs a reason".into()));
+    }
+    let blast_radius = match (class, raw.blast_radius.as_deref()) {
+        (Class::Safe, Some(_)) => {
+            return Err(err(
+                "blast_radius",
+                "a safe entry has no blast radius; remove the field".into(),
+            ))
+        }
+        (Class::Safe, None) => BlastRadius::Safe,
+        (_, None) => {
+            return Err(err(
+                "blast_radius",
+                "a destructive entry needs blast_radius = \"low\", \"medium\" or \"high\"".into(),
+            ))
+        }
+        (_, Some(s)) => match BlastRadius::parse(s) {
+            Some(r @ (BlastRadius::Low | BlastRadius::Medium | BlastRadius::High)) => r,
+            _ => {
+                return Err(err(
+                    "blast_radius",
+                    format!("`{s}` is not one of \"low\", \"medium\", \"high\""),
+                ))
+            }
+        },
+    };
+    // The embedded fast path carries no examples (see build.rs); the TOML
+    // path, which the tests use, requires them.
+    if check_patterns && raw.examples.is_empty() {
+        return Err(err(
+            "examples",
+            "every entry needs at least one example it must match".into(),
+        ));
+    }
+    if check_patterns && raw.near_misses.is_empty() {
+        return Err(err(
+            "near_misses",
+            "every entry needs at least one near miss it must not match".into(),
+        ));
+    }
+    if class == Class::Destructive && raw.local_paths {
+        return Err(err(
+            "local_paths",
+            "local_paths restricts safe entries; destructive entries use args".into(),
+        ));
+    }
+    if class == Class::Destructive && raw.allow_flags.is_some() {
+        return Err(err(
+            "allow_flags",
+            "allow_flags is for safe entries; use flags or forbid_flags".into(),
+        ));
+    }
+    // `regex` may come with `command`: the words scope the raw regex, so it
+    // runs only on commands with those words.
+    let kinds = [
+        !raw.command.is_empty() && raw.regex.is_none(),
+        raw.sql.is_some(),
+        raw.code.is_some(),
+        raw.regex.is_some(),
+    ];
+    if kinds.iter().filter(|k| **k).count() != 1
+        || (!raw.command.is_empty() && (raw.sql.is_some() || raw.code.is_some()))
+    {
+        return Err(err(
+            "command",
+            "give exactly one of command, sql, code or regex (regex may also list command words)"
+                .into(),
+        ));
+    }
+    let structured_only = !raw.subcommand.is_empty()
+        || !raw.flags.is_empty()
+        || !raw.forbid_flags.is_empty()
+        || !raw.args.is_empty()
+        || !raw.forbid_args.is_empty()
+        || raw.max_args.is_some()
+        || raw.min_args.is_some()
+        || raw.allow_flags.is_some()
+        || raw.local_paths;
+    let structured = !raw.command.is_empty() && raw.regex.is_none();
+    if !structured && structured_only {
+        let field = [
+            ("subcommand", !raw.subcommand.is_empty()),
+            ("flags", !raw.flags.is_empty()),
+            ("forbid_flags", !raw.forbid_flags.is_empty()),
+            ("args", !raw.args.is_empty()),
+            ("forbid_args", !raw.forbid_args.is_empty()),
+            ("max_args", raw.max_args.is_some()),
+            ("min_args", raw.min_args.is_some()),
+            ("allow_flags", raw.allow_flags.is_some()),
+            ("local_paths", raw.local_paths),
+        ]
+        .into_iter()
+        .find(|(_, set)| *set)
+        .map_or("command", |(f, _)| f);
+        return Err(err(
+            field,
+            "only structured entries (with `command`) take subcommand, flags, args and their forbid/max variants".into(),
+        ));
+    }
+    let kind = generate::kind_of(&raw);
+    let compiled = OnceLock::new();
+    let mut deferred = None;
+    if !structured {
+        let _ = compiled.set(Ok(Compiled {
+            pattern: generate::raw_pattern(&raw).unwrap_or_default().to_string(),
+            tail: None,
+            post: PostCheck::default(),
+        }));
+    } else if check_patterns {
+        let c = generate::structured(class == Class::Safe, &raw.command, &raw, shapes)
+            .map_err(|(field, m)| err(field, m))?;
+        if let Some(f) = &c.post.forbid {
+            check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
+        }
+        let _ = compiled.set(Ok(c));
+    } else {
+        // Generating patterns is most of a taxonomy's load time: leave it
+        // until a command with this entry's word is first seen.
+        deferred = Some(());
+    }
+    if let Some(Ok(c)) = compiled.get().filter(|_| check_patterns) {
+        if let Err(e) = check_syntax(&c.pattern) {
+            let field = match kind {
+                RuleKind::Command => "command",
+                RuleKind::Sql => "sql",
+                RuleKind::Code => "code",
+                RuleKind::Regex => "regex",
+            };
+            return Err(err(field, format!("invalid regex: {e}")));
+        }
+    }
+    // A deferred entry keeps its raw form for pattern generation, which
+    // reads only the shape fields (and the command words, kept by the rule):
+    // the rest moves out without a copy.
+    let mut raw = raw;
+    let (examples, near_misses) = (
+        std::mem::take(&mut raw.examples),
+        std::mem::take(&mut raw.near_misses),
+    );
+    Ok(Rule {
+        id: Cow::Owned(std::mem::take(&mut raw.id)),
+        class,
+        category: Cow::Owned(std::mem::take(&mut raw.category)),
+        blast_radius,
+        reason: Cow::Owned(std::mem::take(&mut raw.reason)),
+        file: Cow::Owned(file.to_string()),
+        line,
+        kind,
+        commands: std::mem::take(&mut raw.command)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect(),
+        examples,
+        near_misses,
+        compiled,
+        deferred: deferred.map(|()| Deferred::Raw(Box::new(raw))),
+    })
+}
+
+/// The regex and post-checks of a structured entry; the error names the
+/// field at fault.
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundle_saw_every_embedded_file() {
+        let bundle: Bundle<'static> =
+            postcard::from_bytes(EMBEDDED_BUNDLE).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bundle.files_seen, embedded_file_count());
+        assert!(bundle.files_seen > 10);
+    }
+
+    /// An entry's category (and reason) read alone are the ones its whole label has,
+    /// packed and loaded from the files alike.
+    #[test]
+    fn entry_categories_and_reasons_read_alone_are_the_labels() {
+        let packed = load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+        let loaded = load_sources(&embedded_sources()).unwrap_or_else(|e| panic!("{e}"));
+        let count = loaded.rules().len();
+        assert!(count > 100);
+        for tax in [&packed, &loaded] {
+            for i in 0..count {
+                let label = tax.entry(i).unwrap_or_else(|| panic!("entry {i}"));
+                assert_eq!(
+                    tax.entry_category(i),
+                    Some(label.category.as_ref()),
+                    "entry {i}"
+                );
+                assert_eq!(
+                    tax.entry_category_reason(i),
+                    Some((label.category.clone(), label.reason.clone())),
+                    "entry {i}"
+                );
+            }
+            assert_eq!(tax.entry_category(count), None);
+            assert_eq!(tax.entry_category_reason(count), None);
+        }
+        assert!(
+            (0..count).any(|i| packed.entry_category(i) == Some(crate::guard_paths::GUARD_TAMPER))
+        );
+    }
+
+    fn load_one(rule_toml: &str) -> Result<Taxonomy, TaxonomyError> {
+        load_sources(&[
+            (
+                COMMANDS_FILE.to_string(),
+                "[shape]\nnumber = '[0-9]+'\n".to_string(),
+            ),
+            ("rules/test.toml".to_string(), rule_toml.to_string()),
+        ])
+    }
+
+    const GOOD: &str = r#"
+[[destructive]]
+id = "x-delete"
+category = "x"
+blast_radius = "high"
+reason = "deletes"
+command = ["x"]
+subcommand = ["delete"]
+examples = ["x delete a"]
+near_misses = ["x list"]
+"#;
+
+    #[test]
+    fn good_file_loads() {
+        let tax = load_one(GOOD).map_err(|e| e.to_string());
+        assert_eq!(tax.map(|t| t.rules().len()), Ok(1));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_field() {
+        let cases = [
+            (
+                GOOD.replace("reason", "raeson"),
+                "rules/test.toml: TOML parse error at line 6",
+            ),
+            (GOOD.replace("reason", "raeson"), "unknown field `raeson`"),
+            (
+                GOOD.replace("blast_radius = \"high\"", "blast_radius = \"huge\""),
+                "rules/test.toml:3: entry `x-delete`: field `blast_radius`",
+            ),
+            (
+                GOOD.replace("[[destructive]]", "[[safe]]"),
+                "rules/test.toml:3: entry `x-delete`: field `safe`: rule files hold destructive shapes only",
+            ),
+            (
+                format!("{GOOD}{GOOD}"),
+                "rules/test.toml:13: duplicate id `x-delete` (first defined in rules/test.toml:3)",
+            ),
+            (
+                GOOD.replace("command = [\"x\"]", "command = [\"x\"]\nsql = \"x\""),
+                "give exactly one of command, sql, code or regex",
+            ),
+            (
+                GOOD.replace(
+                    "command = [\"x\"]\nsubcommand = [\"delete\"]",
+                    "regex = \"(\"",
+                ),
+                "field `regex`: invalid regex",
+            ),
+            (
+                GOOD.replace("near_misses = [\"x list\"]", "near_misses = []"),
+                "field `near_misses`",
+            ),
+            (
+                GOOD.replace("subcommand = [\"delete\"]", "args = [\"{nope}\"]"),
+                "unknown shape `{nope}`",
+            ),
+            (
+                GOOD.replace("examples", "examples = 3\nexamplez"),
+                "rules/test.toml: ",
+            ),
+        ];
+        for (text, want) in cases {
+            let got = match load_one(&text) {
+                Ok(_) => "loaded".to_string(),
+                Err(e) => e.to_string(),
+            };
+            assert!(got.contains(want), "want {want:?} in {got:?}");
+        }
+    }
+}

@@ -1,0 +1,427 @@
+//! Output records shared by the command line and library users.
+
+use std::io::{self, Write};
+
+use toolgate_core::gate::Decision;
+use toolgate_core::label::{BlastRadius, Class, Label};
+
+/// Where a line that was not read cleanly came from, and what was wrong
+/// with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BadLine<'a> {
+    /// The input file, or `None` for standard input.
+    pub file: Option<&'a str>,
+    /// The line's number in its input, from 1.
+    pub line: u64,
+    /// What was wrong, e.g. "invalid UTF-8 (read lossily)".
+    pub message: &'a str,
+}
+
+/// As a message reports it: `FILE:LINE: message`, or `line LINE: message`
+/// for standard input.
+impl std::fmt::Display for BadLine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.file {
+            Some(file) => write!(f, "{file}:{}: {}", self.line, self.message),
+            None => write!(f, "line {}: {}", self.line, self.message),
+        }
+    }
+}
+
+/// Writes one `scan` JSONL record: `command` plus the label's metadata keys
+/// (and `error`, `file` and `line` for a line that was not read cleanly),
+/// keys in sorted order, without building an intermediate map. A test
+/// checks it against [`Label::metadata`].
+///
+/// ```
+/// let mut out = Vec::new();
+/// toolgate_scan::report::write_record(&mut out, "npm test", Some(&toolgate_core::classify("npm test")), None)?;
+/// assert_eq!(String::from_utf8_lossy(&out), "{\"blast_radius\":\"unknown\",\"command\":\"npm test\",\"safety_label\":\"unknown\"}\n");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_record<W: Write>(
+    out: &mut W,
+    command: &str,
+    label: Option<&Label>,
+    error: Option<BadLine<'_>>,
+) -> io::Result<()> {
+    let mut record = Vec::with_capacity(command.len() + 160);
+    push_record(&mut record, command, label, error);
+    out.write_all(&record)
+}
+
+/// What a record may carry besides the command and its label: the working
+/// directory it was classified in, and the gate's decision with its source
+/// (`scan --decide`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RecordExtra<'a> {
+    /// The working directory, when one was given.
+    pub cwd: Option<&'a str>,
+    /// The decision and the stable string naming what decided it.
+    pub decision: Option<(Decision, &'a str)>,
+}
+
+/// [`write_record`] into a buffer, as `scan`'s workers render records.
+pub fn push_record(
+    out: &mut Vec<u8>,
+    command: &str,
+    label: Option<&Label>,
+    error: Option<BadLine<'_>>,
+) {
+    push_record_with(out, command, label, error, RecordExtra::default());
+}
+
+/// [`push_record`] with `cwd`, `decision` and `source` fields (keys still
+/// in sorted order).
+///
+/// ```
+/// use toolgate_core::gate::Decision;
+/// use toolgate_scan::report::{push_record_with, RecordExtra};
+/// let mut out = Vec::new();
+/// let extra = RecordExtra { cwd: Some("/app"), decision: Some((Decision::Allow, "mode_balanced")) };
+/// push_record_with(&mut out, "ls", Some(&toolgate_core::classify("ls")), None, extra);
+/// let v: serde_json::Value = serde_json::from_slice(&out)?;
+/// assert_eq!((v["cwd"].as_str(), v["decision"].as_str(), v["source"].as_str()),
+///            (Some("/app"), Some("allow"), Some("mode_balanced")));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+pub fn push_record_with(
+    out: &mut Vec<u8>,
+    command: &str,
+    label: Option<&Label>,
+    error: Option<BadLine<'_>>,
+    extra: RecordExtra<'_>,
+) {
+    // The same keys and rules as `Label::metadata`, read straight from the
+    // label. The opening brace and the blast radius, and the safety label
+    // and the closing brace, are one copy each; another field is three.
+    let md = label.map(|l| {
+        (
+            l.blast_radius,
+            (!l.category.is_empty()).then_some(l.category.as_ref()),
+            (matches!(l.class, Class::Safe | Class::Destructive) && !l.reason.is_empty())
+                .then_some(l.reason.as_ref()),
+            l.class,
+        )
+    });
+    // Every label has a radius; a line without a label has none.
+    match md.map(|m| m.0) {
+        Some(radius) => out.extend_from_slice(radius_opening(radius)),
+        None => out.push(b'{'),
+    }
+    if let Some(v) = md.and_then(|m| m.1) {
+        field(out, b"\"category\":", v);
+    }
+    field(out, b"\"command\":", command);
+    if let Some(cwd) = extra.cwd {
+        field(out, b"\"cwd\":", cwd);
+    }
+    if let Some((decision, _)) = extra.decision {
+        field(out, b"\"decision\":", decision.as_str());
+    }
+    if let Some(bad) = error {
+        field(out, b"\"error\":", bad.message);
+        if let Some(file) = bad.file {
+            field(out, b"\"file\":", file);
+        }
+        // Writing into a Vec cannot fail.
+        let _ = write!(out, "\"line\":{},", bad.line);
+    }
+    if let Some(v) = md.and_then(|m| m.2) {
+        field(out, b"\"reason\":", v);
+    }
+    let source = extra.decision.map(|(_, source)| source);
+    match md {
+        Some((.., class)) if source.is_none() => out.extend_from_slice(label_closing(class)),
+        Some((.., class)) => {
+            // The closing without its `}\n`, then the source.
+            let closing = label_closing(class);
+            out.extend_from_slice(&closing[..closing.len() - 2]);
+            out.push(b',');
+            field(out, b"\"source\":", source.unwrap_or_default());
+            out.pop();
+            out.extend_from_slice(b"}\n");
+        }
+        None => {
+            if let Some(source) = source {
+                field(out, b"\"source\":", source);
+            }
+            // Every field ends with a comma; the last one's becomes the
+            // brace.
+            out.pop();
+            out.extend_from_slice(b"}\n");
+        }
+    }
+}
+
+/// A record's opening brace and its `blast_radius` field.
+fn radius_opening(radius: BlastRadius) -> &'static [u8] {
+    match radius {
+        BlastRadius::Safe => b"{\"blast_radius\":\"safe\",",
+        BlastRadius::Low => b"{\"blast_radius\":\"low\",",
+        BlastRadius::Medium => b"{\"blast_radius\":\"medium\",",
+        BlastRadius::High => b"{\"blast_radius\":\"high\",",
+        BlastRadius::Unknown => b"{\"blast_radius\":\"unknown\",",
+    }
+}
+
+/// A record's `safety_label` field, its last, and the record's end.
+fn label_closing(class: Class) -> &'static [u8] {
+    match class {
+        Class::Safe => b"\"safety_label\":\"safe\"}\n",
+        Class::Destructive => b"\"safety_label\":\"destructive\"}\n",
+        Class::Unknown => b"\"safety_label\":\"unknown\"}\n",
+    }
+}
+
+#[inline(always)]
+fn field(out: &mut Vec<u8>, key: &'static [u8], value: &str) {
+    out.extend_from_slice(key);
+    push_json_str(out, value);
+    out.push(b',');
+}
+
+/// How many leading bytes need no JSON escape (none is `"`, `\\` or a
+/// control byte below 0x20): sixteen at a time where SSE2 is part of the
+/// target (every x86-64), eight at a time elsewhere.
+fn plain_prefix(bytes: &[u8]) -> usize {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    {
+        plain_prefix_sse2(bytes)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    {
+        plain_prefix_swar(bytes)
+    }
+}
+
+/// [`plain_prefix`] with SSE2: three byte compares over sixteen bytes.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn plain_prefix_sse2(bytes: &[u8]) -> usize {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // A mask with a bit set for each byte to escape.
+    let special = |chunk: &[u8; 16]| -> u32 {
+        // SAFETY: SSE2 is enabled for this target (the cfg above), and the
+        // load reads exactly the sixteen bytes of `chunk`, unaligned loads
+        // being allowed.
+        unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+            let control = _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32
+        }
+    };
+    let mut chunks = bytes.chunks_exact(16);
+    let mut i = 0;
+    for chunk in &mut chunks {
+        let Ok(chunk) = <&[u8; 16]>::try_from(chunk) else {
+            break;
+        };
+        let mask = special(chunk);
+        if mask != 0 {
+            return i + mask.trailing_zeros() as usize;
+        }
+        i += 16;
+    }
+    let rest = chunks.remainder();
+    if rest.is_empty() {
+        return bytes.len();
+    }
+    // The last few bytes: as the end of the last sixteen, whose first
+    // bytes were found clean above (no copy, which cost a call to memcpy
+    // per record), or, in a string shorter than sixteen, padded with a
+    // letter.
+    let mask = match bytes.len().checked_sub(16) {
+        Some(start) => {
+            let Ok(last) = <&[u8; 16]>::try_from(&bytes[start..]) else {
+                return i;
+            };
+            special(last) >> (16 - rest.len())
+        }
+        None => {
+            let mut chunk = [b'a'; 16];
+            chunk[..rest.len()].copy_from_slice(rest);
+            special(&chunk)
+        }
+    };
+    match mask {
+        0 => bytes.len(),
+        mask => i + mask.trailing_zeros() as usize,
+    }
+}
+
+/// [`plain_prefix`] eight bytes at a time in a `u64`.
+#[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+fn plain_prefix_swar(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // True when some byte of `v` is zero, or below `n` (n <= 0x80).
+    let below = |v: u64, n: u64| v.wrapping_sub(ONES * n) & !v & HIGH != 0;
+    let clean =
+        |v: u64| !(below(v, 0x20) || below(v ^ (ONES * 0x22), 1) || below(v ^ (ONES * 0x5c), 1));
+    let mut i = 0;
+    while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
+        if !clean(u64::from_le_bytes(chunk)) {
+            break;
+        }
+        i += 8;
+    }
+    // The last few bytes, padded with a letter.
+    let rest = &bytes[i..];
+    if rest.len() < 8 {
+        let mut word = [b'a'; 8];
+        word[..rest.len()].copy_from_slice(rest);
+        if clean(u64::from_le_bytes(word)) {
+            return bytes.len();
+        }
+    }
+    i + bytes[i..]
+        .iter()
+        .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+        .unwrap_or(bytes.len() - i)
+}
+
+/// Appends `s` as a JSON string, escaped as serde_json escapes it (a test
+/// holds the two together). Runs of bytes that need no escape, nearly
+/// every byte of a command, are copied in one go.
+fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        i += plain_prefix(&bytes[i..]);
+        let Some(&b) = bytes.get(i) else { break };
+        i += 1;
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => &[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[run..i - 1]);
+        out.extend_from_slice(escape);
+        run = i;
+    }
+    out.extend_from_slice(&bytes[run..]);
+    out.push(b'"');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_prefix_stops_at_the_first_byte_to_escape() {
+        for len in 0..40 {
+            for at in 0..=len {
+                for special in [b'"', b'\\', 0u8, 0x1f, b'\n'] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes.extend_from_slice("é ~\u{7f}".as_bytes());
+                    if at < len {
+                        bytes[at] = special;
+                    }
+                    let want = if at < len { at } else { bytes.len() };
+                    assert_eq!(plain_prefix(&bytes), want, "{bytes:?}");
+                    assert_eq!(plain_prefix_swar(&bytes), want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut cases: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b{c}"))
+            .collect();
+        cases.extend(
+            [
+                "",
+                "plain",
+                "\"quoted\" \\ back",
+                "ünï\u{2028}cödé\u{7f}",
+                "\u{1b}[31m",
+            ]
+            .map(String::from),
+        );
+        for s in cases {
+            let mut ours = Vec::new();
+            push_json_str(&mut ours, &s);
+            let theirs = serde_json::to_string(&s).unwrap_or_default();
+            assert_eq!(String::from_utf8_lossy(&ours), theirs, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn fixed_pieces_spell_each_radius_and_class_as_the_label_does() {
+        use BlastRadius::*;
+        for radius in [Safe, Low, Medium, High, Unknown] {
+            let want = format!("{{\"blast_radius\":\"{}\",", radius.as_str());
+            assert_eq!(radius_opening(radius), want.as_bytes());
+        }
+        for class in [Class::Safe, Class::Destructive, Class::Unknown] {
+            let want = format!("\"safety_label\":\"{}\"}}\n", class.as_str());
+            assert_eq!(label_closing(class), want.as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_bad_line_names_its_file_and_line() {
+        let bad = |file| BadLine {
+            file,
+            line: 7,
+            message: "invalid JSON: \"x\"",
+        };
+        let mut out = Vec::new();
+        push_record(&mut out, "", None, Some(bad(Some("ci/a b.txt"))));
+        push_record(&mut out, "", None, Some(bad(None)));
+        assert_eq!(
+            bad(Some("a.txt")).to_string(),
+            "a.txt:7: invalid JSON: \"x\""
+        );
+        assert_eq!(bad(None).to_string(), "line 7: invalid JSON: \"x\"");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "{\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"file\":\"ci/a b.txt\",\"line\":7}\n\
+             {\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"line\":7}\n"
+        );
+    }
+
+    #[test]
+    fn records_carry_exactly_the_metadata() {
+        for cmd in ["git status", "rm -rf /tmp/x", "npm test", "", "ls\u{7}"] {
+            let label = toolgate_core::classify(cmd);
+            let mut out = Vec::new();
+            let written = write_record(&mut out, cmd, Some(&label), None).map(|()| out);
+            let v: serde_json::Value = written
+                .ok()
+                .and_then(|o| serde_json::from_slice(&o).ok())
+                .unwrap_or_default();
+            let mut want = serde_json::Map::new();
+            for (k, val) in label.metadata() {
+                want.insert(k.to_string(), serde_json::Value::String(val));
+            }
+            want.insert("command".into(), serde_json::Value::String(cmd.into()));
+            assert_eq!(v, serde_json::Value::Object(want), "{cmd:?}");
+        }
+    }
+}
