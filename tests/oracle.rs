@@ -52,7 +52,7 @@ use sandbox::{Sandbox, Tools};
 /// and every spec's options tried one by one (by each name, abbreviated,
 /// bundled, with values attached and apart).
 fn extra_cases() -> Vec<String> {
-    let mut cases = toolgate::spec::embedded_oracle_cases();
+    let mut cases = toolgate::taxonomy::embedded_oracle_cases();
     cases.extend(compound_cases(&cases));
     cases
 }

@@ -13,7 +13,12 @@ It loads every TOML file under taxonomy/secrets/ and checks:
   no near miss, every example match holding one of the detector's keywords;
 * placeholders.toml: its examples read as placeholders, its near misses not;
 * files.toml: a reference matcher accepts every example of a table and no
-  near miss of any table.
+  near miss of any table. The matcher lower-cases the path, strips backup,
+  compression and archive suffixes from every component, then: a [[dirs]]
+  name matches any run of components (the last one too), [[names]],
+  [[suffixes]] and [[words]] the last component, [[paths]] the trailing
+  components (`*` within a component, `**` for any number of components);
+  `except_suffixes` and `code_suffixes` exempt a last component.
 
 Detection here is the reference for the Rust side: a line is looked at only
 when it contains a keyword (case-insensitively); the pattern must match it;
@@ -455,10 +460,11 @@ class FileTable:
             self.entries = [w.lower() for w in table.get("words", [])]
             self.code_suffixes = [s.lower() for s in table.get("code_suffixes", [])]
 
-    def matches(self, path: str, strict: bool = False) -> str | None:
-        """The entry that makes `path` secret, if any. `strict` also lets a
-        directory name match the last component (the code treats a path that
-        names a credentials directory itself as secret)."""
+    def matches(self, path: str) -> str | None:
+        """The entry that makes `path` secret, if any. A directory's name
+        matches any component, the last one too: the code treats a path that
+        names a credentials directory itself as secret (`tar czf k.tgz
+        ~/.ssh`)."""
         comps = components(path)
         if not comps:
             return None
@@ -468,8 +474,7 @@ class FileTable:
         if self.type == "dirs":
             for parts in self.entries:
                 k = len(parts)
-                upto = len(comps) if strict else len(comps) - 1
-                for i in range(0, upto - k + 1):
+                for i in range(0, len(comps) - k + 1):
                     if comps[i : i + k] == parts:
                         return "/".join(parts)
             return None
@@ -543,7 +548,7 @@ def load_files(path: pathlib.Path) -> list[FileTable]:
                 problem(t.where, f"example path not matched: {ex!r}")
         for nm in t.near_misses:
             for other in tables:
-                hit = other.matches(nm, strict=True)
+                hit = other.matches(nm)
                 if hit is not None:
                     who = "its own table" if other is t else other.where
                     problem(t.where, f"near miss {nm!r} matched by {who} (entry {hit!r})")

@@ -105,6 +105,7 @@ pub mod batch;
 pub mod classify;
 pub mod error;
 pub mod gate;
+mod glob;
 pub mod guard_paths;
 pub mod label;
 pub mod landing;

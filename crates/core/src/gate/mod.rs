@@ -11,8 +11,9 @@ mod policy;
 mod rules;
 mod verdict;
 
+pub use crate::glob::glob_match;
 pub use compound::{CompoundPolicy, UnknownCompoundPolicy};
 pub use mode::{Decision, Mode, ModeChoice, ModeSetting, UnknownMode};
 pub use policy::{Policy, PolicyCall, PolicyVerdict};
-pub use rules::{glob_match, Rule, RuleError, Rules};
+pub use rules::{Rule, RuleError, Rules};
 pub use verdict::{Gate, GateConfig, Verdict};

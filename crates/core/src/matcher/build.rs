@@ -21,7 +21,7 @@ use super::compile::{compile_one, MultiPattern};
 use super::plan::{self, Family, FlatGroup, FlatIndex};
 use super::table::{Damaged, Table};
 use crate::error::TaxonomyError;
-use crate::gate::glob_match;
+use crate::glob::glob_match;
 use crate::label::Class;
 use crate::normalize::Canonical;
 use crate::taxonomy::group_pattern;

@@ -13,16 +13,12 @@
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, OnceLock};
 
+use crate::taxonomy::syntax::syntax_config;
 use regex_automata::hybrid;
 use regex_automata::meta::{BuildError, Regex};
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::util::pool::Pool;
-use regex_automata::util::syntax;
 use regex_automata::{Input, MatchKind, PatternSet};
-
-fn syntax_config() -> syntax::Config {
-    syntax::Config::new().unicode(false).utf8(false)
-}
 
 /// Several patterns compiled into one lazy DFA that reports every pattern
 /// matching a haystack.
@@ -146,46 +142,6 @@ pub fn compile_one(pattern: &str) -> Result<Regex, Box<BuildError>> {
         .map_err(Box::new)
 }
 
-/// Checks a pattern's syntax without building it: cheap enough to run on
-/// every entry when a taxonomy is loaded.
-pub fn check_syntax(pattern: &str) -> Result<(), String> {
-    if turns_unicode_on(pattern) {
-        // The binary carries no Unicode tables (see Cargo.toml).
-        return Err("patterns run with Unicode off; remove the `u` flag".into());
-    }
-    syntax::parse_with(pattern, &syntax_config())
-        .map(|_| ())
-        .map_err(|e| e.to_string())
-}
-
-/// Does the pattern switch Unicode mode on with an inline flag (`(?u)`,
-/// `(?iu:…)`)? An escaped `\(` is a literal and does not count.
-fn turns_unicode_on(pattern: &str) -> bool {
-    let bytes = pattern.as_bytes();
-    let mut i = 0;
-    while i + 1 < bytes.len() {
-        match (bytes[i], bytes[i + 1]) {
-            (b'\\', _) => i += 2,
-            (b'(', b'?') => {
-                let flags: Vec<u8> = bytes[i + 2..]
-                    .iter()
-                    .copied()
-                    .take_while(|b| b.is_ascii_alphabetic() || *b == b'-')
-                    .collect();
-                let closes = matches!(bytes.get(i + 2 + flags.len()), Some(b':' | b')'));
-                // A `u` after `-` turns Unicode off, which is harmless.
-                let on = flags.split(|b| *b == b'-').next().unwrap_or(&[]);
-                if closes && on.contains(&b'u') {
-                    return true;
-                }
-                i += 2;
-            }
-            _ => i += 1,
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,16 +161,6 @@ mod tests {
             set.iter().map(|p| p.as_usize()).collect::<Vec<_>>(),
             vec![2]
         );
-    }
-
-    #[test]
-    fn unicode_mode_is_refused() {
-        for p in ["(?u)\\w", "a(?iu:b)", "(?u:x)"] {
-            assert!(check_syntax(p).is_err(), "{p}");
-        }
-        for p in ["(?i)rm", "\\(?u\\)", "(?-u:x)", "(?:u)", "[a-u]"] {
-            assert_eq!(check_syntax(p), Ok(()), "{p}");
-        }
     }
 
     #[test]

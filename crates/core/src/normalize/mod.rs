@@ -13,9 +13,10 @@ mod code_strings;
 mod invocation;
 mod runners;
 
+pub use crate::shell::command_name;
 pub use canonical::{
     canonical, canonical_into, canonical_with, command_spec, matched_name, Canonical,
 };
 pub use code_strings::{list_to_command, shell_strings};
-pub use invocation::{command_name, peel, Invocation, MAX_WRAPPERS};
+pub use invocation::{peel, Invocation, MAX_WRAPPERS};
 pub use runners::{is_interpreter, mentions_downloader, nested, Nested, DOWNLOADERS, SHELLS};

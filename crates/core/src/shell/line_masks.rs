@@ -8,7 +8,7 @@
 //! any quote is turned away at once, and a line of plain words is cut into
 //! words at its blanks without looking at a byte twice.
 
-use super::word::PLAIN_RUN;
+use super::bytes::PLAIN_RUN;
 
 /// The longest line the masks describe.
 pub(super) const MAX_LEN: usize = 64;

@@ -6,12 +6,14 @@
 //! script was compound. What those commands *run* in turn (wrappers, `sh -c`
 //! strings, `find -exec`) is the normaliser's job, in [`crate::normalize`].
 
+mod bytes;
+mod command_name;
 mod line_masks;
 mod parse;
 mod plain_line;
 mod syntax;
-mod word;
 
+pub use command_name::command_name;
 pub(crate) use parse::parse_into;
 pub use parse::{parse, parse_at_depth, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT};
 pub use syntax::{

@@ -9,9 +9,9 @@
 //! result for these lines (a property test and the corpus tests compare the
 //! two).
 
+use super::bytes::PLAIN_RUN;
 use super::line_masks::LineMasks;
 use super::syntax::{Script, SimpleCommand, Word};
-use super::word::PLAIN_RUN;
 
 /// Words that start a compound command or a pipeline prefix, or end a
 /// list, when they come first.

@@ -17,7 +17,7 @@ use super::content;
 use super::format::{Arity, Effect, Opt, Repeat, Role, Spec, Syntax, WordList, Words};
 use super::paths::{self, Context};
 use super::Specs;
-use crate::normalize::command_name;
+use crate::shell::command_name;
 use crate::shell::Word;
 
 /// The characters that make a word a glob.
@@ -1625,7 +1625,7 @@ subcommand_help = ["--help"]
         };
         let ctx = Context::default();
         let mut refused = 0;
-        for case in crate::spec::embedded_oracle_cases() {
+        for case in crate::taxonomy::embedded_oracle_cases() {
             let words: Vec<&str> = case.split_whitespace().collect();
             for extra in [None, Some("--no-such-option"), Some("-Z"), Some(".env")] {
                 let mut words = words.clone();
@@ -1659,7 +1659,7 @@ subcommand_help = ["--help"]
         };
         let mine = specs();
         let mut words: Vec<String> = Vec::new();
-        for case in crate::spec::embedded_oracle_cases() {
+        for case in crate::taxonomy::embedded_oracle_cases() {
             for w in case.split_whitespace() {
                 words.push(w.to_string());
                 words.push(w.split('=').next().unwrap_or_default().to_string());

@@ -115,19 +115,11 @@ pub fn oracle_cases(sources: &[(String, String)], specs: &Specs) -> Vec<String> 
     out
 }
 
-/// [`oracle_cases`] for the embedded taxonomy.
-pub fn embedded_oracle_cases() -> Vec<String> {
-    match crate::Taxonomy::embedded() {
-        Ok(tax) => oracle_cases(&crate::taxonomy::embedded_sources(), &tax.specs),
-        Err(_) => Vec::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]
     fn the_embedded_specs_make_a_bounded_set_of_cases() {
-        let cases = super::embedded_oracle_cases();
+        let cases = crate::taxonomy::embedded_oracle_cases();
         eprintln!("{} oracle cases", cases.len());
         assert!(cases.len() > 1000, "{}", cases.len());
         for case in [

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use rustc_hash::FxHashMap;
 
 pub use argv::{check, check_args, check_args_unexplained, help_form, Refusal, Verdict};
-pub use cases::{embedded_oracle_cases, oracle_cases};
+pub use cases::oracle_cases;
 pub use format::{Arity, Effect, Opt, Role, Spec, Syntax};
 pub use paths::Context;
 

@@ -815,7 +815,7 @@ mod tests {
     fn secret_probes() -> Vec<String> {
         let mut words: Vec<String> = Vec::new();
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-        let mut texts = crate::spec::embedded_oracle_cases();
+        let mut texts = crate::taxonomy::embedded_oracle_cases();
         for file in [
             "corpus/core.jsonl",
             "corpus/agent-calls.jsonl",

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::matcher::compile::check_syntax;
+use super::syntax::check_syntax;
 use include_dir::{include_dir, Dir};
 use rustc_hash::FxHashMap;
 

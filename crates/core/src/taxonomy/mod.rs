@@ -14,6 +14,7 @@ mod model;
 mod name_map;
 pub mod pattern;
 pub(crate) mod schema;
+pub(crate) mod syntax;
 
 use std::sync::OnceLock;
 
@@ -36,5 +37,14 @@ impl Taxonomy {
     pub fn embedded() -> Result<&'static Taxonomy, &'static TaxonomyError> {
         static CELL: OnceLock<Result<Taxonomy, TaxonomyError>> = OnceLock::new();
         CELL.get_or_init(load_embedded_fast).as_ref()
+    }
+}
+
+/// The sandbox oracle's cases made from the embedded taxonomy's specs (see
+/// [`crate::spec::oracle_cases`]).
+pub fn embedded_oracle_cases() -> Vec<String> {
+    match Taxonomy::embedded() {
+        Ok(tax) => crate::spec::oracle_cases(&embedded_sources(), &tax.specs),
+        Err(_) => Vec::new(),
     }
 }

@@ -7,12 +7,15 @@
 //! bounded by [`MAX_DEPTH`]; past it, nested text is skipped by an iterative
 //! scanner and the script is marked with [`Limit::Depth`], which is never safe.
 
+mod word;
+
+use super::bytes::{fast_paths, is_meta, is_name_char, is_name_start, memchr_newline};
 use super::line_masks::LineMasks;
 use super::plain_line::plain_line_into;
 use super::syntax::{
     Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
 };
-use super::word::{fast_paths, is_meta, is_name_char, is_name_start, memchr_newline, WordBuf};
+use word::WordBuf;
 
 /// How deep substitutions, subshells and groups may nest before the reader
 /// stops descending.
@@ -86,9 +89,9 @@ pub(crate) fn parse_into(src: &str, depth: usize, script: &mut Script) {
 #[cfg(test)]
 pub(super) fn parse_fast_and_slow(src: &str) -> (Script, Script) {
     let fast = parse(src);
-    super::word::SLOW_PATHS.with(|s| s.set(true));
+    super::bytes::SLOW_PATHS.with(|s| s.set(true));
     let slow = parse(src);
-    super::word::SLOW_PATHS.with(|s| s.set(false));
+    super::bytes::SLOW_PATHS.with(|s| s.set(false));
     (fast, slow)
 }
 

@@ -2,13 +2,16 @@
 //! parameter expansions, arithmetic, and command or process substitutions,
 //! which are parsed in place as nested command lists.
 
-use super::parse::{parse_at_depth, End, Parser, MAX_DEPTH};
+use super::{parse_at_depth, End, Parser, MAX_DEPTH};
 use compact_str::CompactString;
 
-use super::syntax::{Limit, Word};
+use crate::shell::bytes::{
+    fast_paths, is_meta, is_name_char, is_name_start, is_plain, memchr_byte, PLAIN_RUN,
+};
+use crate::shell::syntax::{Limit, Word};
 
 /// A word being built.
-pub(super) struct WordBuf {
+pub(in crate::shell) struct WordBuf {
     bytes: Vec<u8>,
     literal: bool,
     /// An unquoted `*`, `?` or `[…]` was read.
@@ -31,7 +34,7 @@ const SPARE_BUFFERS: usize = 8;
 const SPARE_BUFFER_BYTES: usize = 4096;
 
 impl WordBuf {
-    pub(super) fn new(start: usize) -> WordBuf {
+    pub(in crate::shell) fn new(start: usize) -> WordBuf {
         let bytes = SPARE_BYTES
             .with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.pop()))
             .unwrap_or_else(|| Vec::with_capacity(32));
@@ -47,7 +50,7 @@ impl WordBuf {
         }
     }
 
-    pub(super) fn finish(mut self, end: usize) -> Word {
+    pub(in crate::shell) fn finish(mut self, end: usize) -> Word {
         // A control character (a carriage return, an escape sequence) can
         // hide what a terminal shows; such a word is never taken at face
         // value.
@@ -92,7 +95,7 @@ impl Parser<'_> {
 
     /// Reads one word at the cursor; `None` when the cursor is at a
     /// metacharacter or the end.
-    pub(super) fn read_word(&mut self) -> Option<Word> {
+    pub(in crate::shell) fn read_word(&mut self) -> Option<Word> {
         let start = self.pos;
         // Most words are one run of plain bytes ended by a blank, an
         // operator or the end: taken in one slice, without a buffer.
@@ -451,7 +454,7 @@ impl Parser<'_> {
     }
 
     /// At `$`: parameter expansion, command substitution or arithmetic.
-    pub(super) fn read_dollar(&mut self, w: &mut WordBuf, in_dquote: bool) {
+    pub(in crate::shell) fn read_dollar(&mut self, w: &mut WordBuf, in_dquote: bool) {
         let _ = in_dquote;
         match self.peek_at(1) {
             Some(b'(') if self.peek_at(2) == Some(b'(') => {
@@ -561,7 +564,7 @@ impl Parser<'_> {
     }
 
     /// After `$(`, `<(`, `>(`: parses the commands in place through `)`.
-    pub(super) fn read_command_substitution(&mut self, w: &mut WordBuf) {
+    pub(in crate::shell) fn read_command_substitution(&mut self, w: &mut WordBuf) {
         w.literal = false;
         w.substitution = true;
         self.mark_structured();
@@ -591,7 +594,7 @@ impl Parser<'_> {
 
     /// After `((` or `$((`: arithmetic through `))`. Substitutions inside are
     /// parsed; the rest is skipped.
-    pub(super) fn read_arith_body(&mut self) {
+    pub(in crate::shell) fn read_arith_body(&mut self) {
         if !self.descend() {
             return;
         }
@@ -642,7 +645,7 @@ impl Parser<'_> {
 
     /// At a backquote: reads through the closing one, unescapes, and parses
     /// the text as a nested script.
-    pub(super) fn read_backquote(&mut self, w: &mut WordBuf, in_dquote: bool) {
+    pub(in crate::shell) fn read_backquote(&mut self, w: &mut WordBuf, in_dquote: bool) {
         w.literal = false;
         w.substitution = true;
         self.mark_structured();
@@ -682,7 +685,7 @@ impl Parser<'_> {
     }
 
     /// Past the depth limit: skips to the matching `)` without recursion.
-    pub(super) fn skip_to_close_paren(&mut self) {
+    pub(in crate::shell) fn skip_to_close_paren(&mut self) {
         let mut level = 0usize;
         while let Some(b) = self.peek() {
             match b {
@@ -706,70 +709,6 @@ impl Parser<'_> {
         }
         self.pos = self.pos.min(self.src.len());
     }
-}
-
-pub(super) fn is_meta(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
-    )
-}
-
-#[cfg(test)]
-thread_local! {
-    /// Set by tests that compare the fast paths for plain words and plain
-    /// lines with the general reader.
-    pub(super) static SLOW_PATHS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether plain words and lines may take their fast paths (always,
-/// outside tests).
-pub(super) fn fast_paths() -> bool {
-    #[cfg(test)]
-    if SLOW_PATHS.with(std::cell::Cell::get) {
-        return false;
-    }
-    true
-}
-
-/// Bytes a word made only of them means literally: [`is_plain`] bytes,
-/// `=`, and the dots and commas that only braces make special.
-pub(super) const PLAIN_RUN: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = is_plain(c) || matches!(c, b'.' | b',' | b'=');
-        b += 1;
-    }
-    table
-};
-
-/// Bytes that mean nothing special anywhere inside an unquoted word.
-const fn is_plain(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'_' | b':' | b'%' | b'^' | b'~' | b'#')
-}
-
-pub(super) fn is_name_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_'
-}
-
-pub(super) fn is_name_char(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-pub(super) fn memchr_byte(needle: u8, hay: &[u8], from: usize) -> Option<usize> {
-    hay.get(from..)
-        .and_then(|rest| memchr_pos(needle, rest))
-        .map(|i| i + from)
-}
-
-fn memchr_pos(needle: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == needle)
-}
-
-pub(super) fn memchr_newline(hay: &[u8], from: usize) -> usize {
-    memchr_byte(b'\n', hay, from).unwrap_or(hay.len())
 }
 
 fn utf8_len(src: &[u8], pos: usize) -> usize {
