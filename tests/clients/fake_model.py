@@ -175,6 +175,15 @@ def choose_call(body, action):
                      % (action["path"], body_lines))
             return name, "function", {"input": patch}
         return name, "function", _fill(schema, action, name)
+    # Deferred tools (Qwen Code): the real tool is hidden behind a meta tool
+    # that takes {"name", "arguments"}.
+    if "tool_call" in by_name and not forced:
+        hidden = {"shell": ("run_shell_command", {"command": action.get("command", "")}),
+                  "read": ("read_file", {"file_path": action.get("path")}),
+                  "write": ("write_file", {"file_path": action.get("path"),
+                                           "content": action.get("content", "")})}
+        name, args = hidden[action["kind"]]
+        return "tool_call", "function", {"name": name, "arguments": args}
     return None
 
 

@@ -455,15 +455,16 @@ class Gemini:
             settings["tools"] = {"allowed": ["run_shell_command", "read_file", "write_file",
                                              "replace"]}
         write_json(run.home / ".gemini" / "settings.json", settings)
-        if run.perm == "deny":
+        if run.perm in ("deny", "allow-policy"):
             pol = run.home / ".gemini" / "policies"
             pol.mkdir(parents=True)
             tname = tool.split("(")[0]
             rule = ['[[rule]]', 'toolName = "%s"' % tname]
             if "(" in tool:
                 rule.append('commandPrefix = %s' % json.dumps(run.command.split()[0]))
-            rule += ['decision = "deny"', 'priority = 900']
-            (pol / "deny.toml").write_text("\n".join(rule) + "\n")
+            rule += ['decision = "%s"' % ("deny" if run.perm == "deny" else "allow"),
+                     'priority = 900']
+            (pol / "user.toml").write_text("\n".join(rule) + "\n")
 
     def argv(self, run):
         a = client_argv0("gemini") + ["-p", PROMPT, "--output-format", "json",
@@ -556,7 +557,7 @@ class Qwen:
             "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
             "model": {"name": "fake-model"},
         }
-        if run.perm == "allow":
+        if run.perm == "settings-allow":
             settings["permissions"] = {"allow": [rule]}
         elif run.perm == "deny":
             settings["permissions"] = {"deny": [rule]}
@@ -566,6 +567,12 @@ class Qwen:
 
     def argv(self, run):
         a = client_argv0("qwen") + ["-p", PROMPT, "--output-format", "json"]
+        if run.perm in ("allow", "allowed-tools"):
+            a += ["--allowed-tools", "run_shell_command(%s)" % run.command]
+        elif run.perm == "allowed-tools-bare":
+            a += ["--allowed-tools", "run_shell_command"]
+        elif run.perm == "allowed-tools-bash":
+            a += ["--allowed-tools", "Bash(%s *)" % run.command.split()[0]]
         if run.mode:
             a += ["--approval-mode", run.mode]
         return a
@@ -841,7 +848,8 @@ def matrix(client):
         for a in ["none", "empty-json", "allow"]:
             add("default-" + a, answer=a, perm="default")
         for a in ["none", "empty-json", "continue", "hso-empty", "ask", "deny"]:
-            add("allow-" + a, answer=a, perm="allow", timeout=90)
+            add("allow-" + a, answer=a, perm="allow", timeout=60)
+        add("policyallow-none", answer="none", perm="allow-policy")
         for a in ["none", "allow"]:
             add("deny-" + a, answer=a, perm="deny", mode="yolo")
         for m in Gemini.modes:
@@ -862,17 +870,24 @@ def matrix(client):
         add("read-none", action="read", answer="none")
         add("write-none", action="write", answer="none", perm="allow-all")
     elif client == "qwen":
-        for a in ["none", "empty-json", "allow"]:
-            add("default-" + a, answer=a, perm="default")
+        # headless -p registers the shell tool only in yolo, or when --allowed-tools
+        # names it; in default mode a writing command is then still denied by the
+        # built-in "edit" rule, so the allow-list rows run in auto-edit mode.
+        for a in ["none", "allow"]:
+            add("default-" + a, answer=a, perm="default", mode="auto-edit")
         for a in ["none", "empty-json", "continue", "hso-empty", "ask", "deny"]:
-            add("allow-" + a, answer=a, perm="allow")
+            add("allow-" + a, answer=a, perm="allow", mode="auto-edit")
+        add("allowdefault-none", answer="none", perm="allow")
+        add("allowdefault-allow", answer="allow", perm="allow")
+        add("settingsallow-none", answer="none", perm="settings-allow", mode="auto-edit")
         for a in ["none", "allow"]:
             add("deny-" + a, answer=a, perm="deny", mode="yolo")
         for m in Qwen.modes:
             add("mode-" + m, answer="none", mode=m)
-        add("destructive-none", action="destructive", answer="none", perm="allow")
+        add("destructive-none", action="destructive", answer="none", perm="allow",
+            mode="auto-edit")
         add("read-none", action="read", answer="none")
-        add("write-none", action="write", answer="none", perm="allow-all")
+        add("write-none", action="write", answer="none", mode="auto-edit")
     elif client == "cline":
         for a in ["none", "empty-json", "cancel-false", "cancel-true"]:
             add("default-" + a, answer=a, perm="default")

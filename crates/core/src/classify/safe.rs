@@ -1,0 +1,230 @@
+//! The safe judgement: a command is safe when its spec explains every word
+//! of it, and a list or pipeline's every part is safe when each part is
+//! safe on its own.
+
+use std::borrow::Cow;
+
+use super::analysis::Examined;
+use super::walk::Walk;
+use crate::normalize::{self, Invocation};
+use crate::shell::Word;
+
+/// The category of a call that only asks for help.
+pub const HELP_CATEGORY: &str = "help";
+/// The category of a call that only asks for a version.
+pub const VERSION_CATEGORY: &str = "version";
+/// Its reason.
+pub(super) const HELP_REASON: &str = "prints its help or version and exits";
+
+/// The category of a help request by its last word: `--version`, `-V`,
+/// `-v` and `version` ask for a version.
+pub(super) fn help_category(word: Option<&str>) -> &'static str {
+    match word {
+        Some(w) if w.contains("version") || w == "-v" || w == "-V" => VERSION_CATEGORY,
+        _ => HELP_CATEGORY,
+    }
+}
+
+/// How `explain` names the spec that explained a command (with the help
+/// request's category, for one).
+pub(super) fn spec_id(spec: &crate::spec::Spec<'static>, help: Option<&str>) -> String {
+    let name = spec.names.first().unwrap_or("");
+    let category = help.unwrap_or(&spec.category);
+    format!("{name} ({category}) {}:{}", spec.file, spec.line)
+}
+
+impl Walk<'_, '_> {
+    /// Judges the command `inv` (written as `written`, `depth` levels
+    /// deep) by its spec: a safe verdict for the one top-level command, or
+    /// for the part of a list or pipeline being examined. `broken`: a
+    /// taxonomy entry could not be matched, which rules safe out.
+    pub(super) fn judge_safe(
+        &mut self,
+        inv: &Invocation<'_>,
+        written: Option<&[Word]>,
+        depth: usize,
+        broken: bool,
+        examined: &mut Option<Examined>,
+    ) {
+        let tax = &self.c.tax;
+        // Safe entries decide a label only for the one top-level command of
+        // a command nothing has yet ruled out; `explain` shows them always.
+        let may_be_safe =
+            self.invocations == 1 && depth == 0 && self.worst.is_none() && !self.refused && !broken;
+        // The same for the part of a list or pipeline being examined.
+        let part_top = self.parts.active && self.parts.invocations == 1 && depth == 0;
+        let part_may_be_safe = part_top && self.worst.is_none() && !self.parts.refused && !broken;
+        // Safe comes from the command's spec alone, read from the words as
+        // written (wrappers included: a wrapper has a spec or is not safe).
+        // Most commands have no spec at all: that is settled by one lookup,
+        // with no reason built unless it is kept; the spec found is the one
+        // the words are read against.
+        let top = self.invocations == 1 && depth == 0;
+        let wanted = self.explain || may_be_safe || part_may_be_safe;
+        // A command that cannot be safe, where no reason is kept and no
+        // part is judged (a scan), needs no spec: what it would add (a
+        // refusal, a reason) changes nothing then. (A sixth of the
+        // commands of a scan.)
+        let needed = wanted || self.reasons || self.parts.active;
+        if let Some(first) = written.filter(|_| needed).and_then(|words| words.first()) {
+            // The word the normaliser named, when no wrapper was peeled
+            // off, is this one: its name is known (3 M instructions of a
+            // corpus scan). Debug builds check it against the plain path.
+            let same_word = matches!(&inv.written, Cow::Borrowed(t)
+                if std::ptr::eq(t.as_ptr(), first.text.as_ptr()) && t.len() == first.text.len());
+            let (name, plain) = if same_word {
+                (Cow::Borrowed(inv.name.as_ref()), inv.plain_name)
+            } else {
+                normalize::command_name(first)
+            };
+            debug_assert!(
+                normalize::command_name(first) == (name.clone(), plain),
+                "the normalised name of `{}`",
+                first.text
+            );
+            let spec = tax.specs.get(&name);
+            // A part's own reasons are shown by `explain`; the label of a
+            // compound command keeps the one reason that it is compound.
+            let part_reasons = top || (part_top && self.explain);
+            if spec.is_none() && part_top {
+                self.parts.refused = true;
+            }
+            if spec.is_none() && part_reasons {
+                self.refuse_safe_with(|| {
+                    format!(
+                        "`{}`: no spec says what `{name}` does with its arguments",
+                        first.text
+                    )
+                });
+            }
+            if let (Some(spec), Some(words), true) = (spec, written, wanted) {
+                // The words' texts, in place for a command of up to 16
+                // words (an allocation per spec read was 0.5% of a scan).
+                let mut held: [&str; 16] = [""; 16];
+                let spilled: Vec<&str>;
+                let texts: &[&str] = match held.get_mut(..words.len()) {
+                    Some(place) => {
+                        for (t, w) in place.iter_mut().zip(words) {
+                            *t = w.text.as_str();
+                        }
+                        place
+                    }
+                    None => {
+                        spilled = words.iter().map(|w| w.text.as_str()).collect();
+                        &spilled
+                    }
+                };
+                let globs: Vec<&str> = words
+                    .iter()
+                    .filter(|w| w.glob)
+                    .map(|w| w.text.as_str())
+                    .collect();
+                // (A word that is not a plain name, `./ls`, is refused by
+                // the full check, with its reason.)
+                let verdict = if plain && !self.reasons {
+                    crate::spec::check_args_unexplained(
+                        &tax.specs,
+                        spec,
+                        &name,
+                        &texts[1..],
+                        &globs,
+                        &self.ctx,
+                    )
+                } else if plain {
+                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &globs, &self.ctx)
+                } else {
+                    crate::spec::check(&tax.specs, texts, &globs, &self.ctx)
+                };
+                match verdict {
+                    Ok(v) => {
+                        let category = v.help.then(|| help_category(texts.last().copied()));
+                        if let Some(e) = examined.as_mut() {
+                            e.safe.push(spec_id(v.spec, category));
+                            e.service = v.spec.service.as_ref().map(|s| s.to_string());
+                            e.helpers = v.spec.helpers.iter().map(|h| h.to_string()).collect();
+                        }
+                        if top {
+                            self.safe_spec = Some(v);
+                            self.help_category = category;
+                        }
+                        if part_top {
+                            self.parts.safe = true;
+                            self.part_runs_git_after_cd(v.spec);
+                            self.part_moves(&name, &texts[1..]);
+                        }
+                    }
+                    Err(refusal) if part_reasons => self.refuse_safe_with(|| refusal.to_string()),
+                    Err(_) => self.parts.refused = true,
+                }
+            }
+        }
+    }
+
+    /// git reads the config of the repository it finds where it runs:
+    /// after `cd` into a directory that could be a bare repository
+    /// committed to the project, that config (a pager, an fsmonitor, a diff
+    /// driver) can name programs. Wrapped or not (`nice git log`), a git
+    /// part after such a move is not safe.
+    #[inline(never)]
+    pub(super) fn part_runs_git_after_cd(&mut self, spec: &crate::spec::Spec<'static>) {
+        let git = spec
+            .names
+            .iter()
+            .any(|n| n == "git" || n.starts_with("git "));
+        if self.parts.moved && git {
+            self.parts.refused = true;
+            if self.explain {
+                self.refuse_safe(
+                    "git after `cd` into a subdirectory: a bare repository there brings its own config, which can name programs",
+                );
+            }
+        }
+    }
+
+    /// Notes a part that moves the shell somewhere other than the working
+    /// directory (`cd src`), which later parts then run in.
+    #[inline(never)]
+    pub(super) fn part_moves(&mut self, name: &str, args: &[&str]) {
+        if name == "cd"
+            && !args
+                .iter()
+                .all(|a| crate::spec::paths::is_cwd(a, &self.ctx))
+        {
+            self.parts.moved = true;
+        }
+    }
+}
+
+/// The judgement of a top-level list or pipeline part by part.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Every part so far was safe on its own (false until a list or
+    /// pipeline of simple commands is being read).
+    pub(super) every_safe: bool,
+    /// A part is being examined.
+    pub(super) active: bool,
+    /// Some reason rules out the current part.
+    pub(super) refused: bool,
+    /// Commands examined for the current part (wrapped and nested ones
+    /// included).
+    pub(super) invocations: usize,
+    /// A spec explained the current part's words.
+    pub(super) safe: bool,
+    /// An earlier part moved the shell out of the working directory into
+    /// one of its subdirectories.
+    pub(super) moved: bool,
+}
+
+impl Parts {
+    pub(super) fn begin(&mut self) {
+        self.active = true;
+        self.refused = false;
+        self.invocations = 0;
+        self.safe = false;
+    }
+
+    pub(super) fn end(&mut self) {
+        self.every_safe &= self.safe && !self.refused;
+        self.active = false;
+    }
+}

@@ -1,0 +1,610 @@
+//! The walk: one pass over a command's shell syntax, every simple command
+//! found (nested ones included) examined in turn. Each command is matched
+//! against the destructive entries ([`destructive`](super::destructive)),
+//! judged by its spec ([`safe`](super::safe)) and checked for
+//! self-protection ([`protect`](super::protect)); the walk keeps what it
+//! found and [`Walk::finish`] turns it into one label.
+
+use std::borrow::Cow;
+
+use compact_str::CompactString;
+use rustc_hash::FxHashSet;
+
+use super::analysis::{Analysis, Examined, Finding};
+use super::classifier::{Classifier, Detail, Scratch};
+use super::feeds::stdin_feeds;
+use super::safe::{Parts, HELP_REASON};
+use crate::label::{BlastRadius, Class, Label, Origin};
+use crate::normalize::{self, canonical_with, Canonical, Invocation, Nested};
+use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
+
+/// The longest here-document or here-string body a safe command may be
+/// fed: bash 5.1 and later hand a body that fits in a pipe (a page is
+/// the least a pipe holds) through one, and write a longer one to a
+/// temporary file in $TMPDIR (seen under strace: `sh-thd.*`, created and
+/// unlinked).
+const HERE_BODY_LIMIT: usize = 4096;
+
+/// How many levels of `sh -c` / `eval` / `ssh` strings are followed.
+pub const MAX_NESTING: usize = 12;
+/// How many invocations one classification examines.
+pub const MAX_INVOCATIONS: usize = 20_000;
+
+/// The reason given when a matched entry cannot be read back (only a
+/// damaged binary could do that).
+const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
+
+/// State of one classification.
+pub(super) struct Walk<'c, 's> {
+    pub(super) c: &'c Classifier,
+    /// Keep what `explain` shows (the commands examined, every finding);
+    /// plain classification only needs the worst finding.
+    pub(super) explain: bool,
+    /// Keep the reasons the command cannot be safe (all but a terse
+    /// classification, whose unknown label has none).
+    pub(super) reasons: bool,
+    /// Some reason rules out a safe verdict (kept or not).
+    pub(super) refused: bool,
+    /// Judge a top-level list or pipeline part by part.
+    pub(super) by_parts: bool,
+    /// The simple commands of a top-level list or pipeline, judged one by
+    /// one.
+    pub(super) parts: Parts,
+    pub(super) commands: Vec<Examined>,
+    pub(super) findings: Vec<Finding>,
+    /// The worst finding so far, as (blast radius, rule index).
+    pub(super) worst: Option<(BlastRadius, usize)>,
+    /// The worst finding is a guard-tamper one, which no other replaces.
+    pub(super) worst_guard: bool,
+    /// The first command word examined, for the "no entry" reason.
+    pub(super) first_name: Option<CompactString>,
+    pub(super) not_safe: Vec<Cow<'static, str>>,
+    /// The spec that explained the single top-level command.
+    pub(super) safe_spec: Option<crate::spec::Verdict<'c>>,
+    /// Where the command runs.
+    pub(super) ctx: crate::spec::Context<'c>,
+    /// For a help or version request: its category, which of the two it
+    /// asks for.
+    pub(super) help_category: Option<&'static str>,
+    pub(super) invocations: usize,
+    /// Buffers reused from one command to the next on this thread.
+    pub(super) scratch: &'s mut Scratch,
+    /// (rule, matched text) pairs already reported.
+    pub(super) seen: FxHashSet<(usize, String)>,
+    /// The input span of the top-level command being examined.
+    pub(super) span: Option<[usize; 2]>,
+    /// Where an earlier `cd` of this command line moved the shell, as
+    /// written (`~/.claude`), while it is known: what a later command's
+    /// relative paths are judged from for self-protection.
+    pub(super) moved_to: Option<String>,
+    /// An earlier `cd` went where nobody can follow (`cd "$X"`, `cd -`):
+    /// a relative path lands who knows where.
+    pub(super) lost: bool,
+}
+
+impl<'c, 's> Walk<'c, 's> {
+    pub(super) fn new(
+        c: &'c Classifier,
+        detail: Detail,
+        scratch: &'s mut Scratch,
+        ctx: crate::spec::Context<'c>,
+    ) -> Walk<'c, 's> {
+        Walk {
+            c,
+            explain: detail == Detail::Explain,
+            reasons: detail != Detail::Terse,
+            refused: false,
+            by_parts: matches!(detail, Detail::Parts | Detail::Explain),
+            parts: Parts::default(),
+            commands: Vec::new(),
+            findings: Vec::new(),
+            worst: None,
+            worst_guard: false,
+            first_name: None,
+            not_safe: Vec::new(),
+            safe_spec: None,
+            ctx,
+            help_category: None,
+            invocations: 0,
+            scratch,
+            seen: FxHashSet::default(),
+            span: None,
+            moved_to: None,
+            lost: false,
+        }
+    }
+
+    /// Whether a new reason would be kept. A handful of distinct reasons
+    /// say enough; more would only make long inputs slow.
+    pub(super) fn keeps_reasons(&self) -> bool {
+        const MAX_REASONS: usize = 8;
+        self.reasons && self.not_safe.len() < MAX_REASONS
+    }
+
+    /// Records why the command cannot be safe (nor the part of a list or
+    /// pipeline being examined).
+    pub(super) fn refuse_safe(&mut self, why: impl Into<Cow<'static, str>>) {
+        self.parts.refused = true;
+        self.refuse_whole(why);
+    }
+
+    /// Records why the command as a whole cannot be safe, for a reason that
+    /// does not rule out each part being safe on its own (it is compound).
+    pub(super) fn refuse_whole(&mut self, why: impl Into<Cow<'static, str>>) {
+        self.refused = true;
+        if self.keeps_reasons() {
+            self.keep_reason(why.into());
+        }
+    }
+
+    /// Keeps a reason once. (Out of line, like every reason's formatting:
+    /// a scan keeps none, and the walk's hot path stays small enough for
+    /// the instruction cache.)
+    #[cold]
+    #[inline(never)]
+    pub(super) fn keep_reason(&mut self, why: Cow<'static, str>) {
+        if !self.not_safe.contains(&why) {
+            self.not_safe.push(why);
+        }
+    }
+
+    /// Like [`Walk::refuse_safe`], formatting the reason only when it will
+    /// be kept.
+    pub(super) fn refuse_safe_with(&mut self, why: impl FnOnce() -> String) {
+        self.refused = true;
+        self.parts.refused = true;
+        if self.keeps_reasons() {
+            self.format_reason(why);
+        }
+    }
+
+    /// Formats and keeps a reason (see [`Walk::keep_reason`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn format_reason(&mut self, why: impl FnOnce() -> String) {
+        self.keep_reason(Cow::Owned(why()));
+    }
+
+    pub(super) fn script(&mut self, text: &str, depth: usize, via: Option<&str>) {
+        if depth > MAX_NESTING {
+            self.refuse_safe_with(|| {
+                format!("nested shell strings deeper than {MAX_NESTING} levels")
+            });
+            return;
+        }
+        // Nested scripts find the scratch script taken and read into a new
+        // one; the outermost one's is put back for the next command.
+        let mut script = std::mem::take(&mut self.scratch.script);
+        shell::parse_into(text, depth * 2, &mut script);
+        self.parsed(&script, depth, via);
+        if keeps_buffers(&script) {
+            self.scratch.script = script;
+        }
+    }
+
+    /// Walks `script`, read from a string `depth` levels deep (reached
+    /// through `via`).
+    pub(super) fn parsed(&mut self, script: &Script, depth: usize, via: Option<&str>) {
+        if let Some(err) = &script.error {
+            self.refuse_safe_with(|| {
+                format!(
+                    "could not parse the shell syntax: {} at byte {}",
+                    err.message, err.offset
+                )
+            });
+        }
+        if let Some(limit) = script.limit {
+            self.refuse_safe(limit.describe());
+        }
+        if script.compound {
+            self.refuse_whole(
+                "compound shell (lists, pipes, substitutions or control flow) is never safe",
+            );
+        }
+        // The parts of a top-level list or pipeline are judged one by one.
+        let by_part = self.by_parts
+            && depth == 0
+            && script.compound
+            && !script.structured
+            && script.error.is_none()
+            && script.limit.is_none();
+        if depth == 0 {
+            self.parts.every_safe = by_part;
+        }
+        if depth > 0 {
+            self.refuse_safe_with(|| {
+                format!(
+                    "runs a nested command via {}",
+                    via.unwrap_or("another command")
+                )
+            });
+        }
+        let feeds = stdin_feeds(script, &self.c.tax);
+        for (i, cmd) in script.commands.iter().enumerate() {
+            let (stdin, source) = match feeds.as_ref().and_then(|f| f.get(i)) {
+                Some((stdin, source)) => (stdin.as_deref(), *source),
+                None => (cmd.stdin.as_ref().map(|t| t.text.as_str()), None),
+            };
+            if by_part {
+                self.parts.begin();
+            }
+            self.command(cmd, stdin, source, depth, via);
+            if by_part {
+                self.parts.end();
+            }
+        }
+        if script.commands.is_empty() && script.error.is_none() {
+            self.refuse_safe("no command");
+        }
+    }
+
+    pub(super) fn command(
+        &mut self,
+        cmd: &SimpleCommand,
+        stdin: Option<&str>,
+        source: Option<&'static str>,
+        depth: usize,
+        via: Option<&str>,
+    ) {
+        for r in &cmd.redirects {
+            match r.kind {
+                RedirectKind::Duplicate | RedirectKind::HereDoc | RedirectKind::HereString => {}
+                RedirectKind::Read => self.refuse_safe("reads a file through a redirection"),
+                kind if kind.writes() => {
+                    if r.target_is_sink() {
+                        continue;
+                    }
+                    self.refuse_safe("redirects output into a file");
+                    let name = if kind.truncates() {
+                        "@write"
+                    } else {
+                        "@append"
+                    };
+                    let inv = Invocation {
+                        name: name.into(),
+                        written: name.into(),
+                        args: Cow::Owned(vec![r.target.clone()]),
+                        keeps_safe: true,
+                        plain_name: true,
+                        ..Invocation::default()
+                    };
+                    self.invocation(inv, None, None, depth, Some("redirection"), None);
+                }
+                _ => {}
+            }
+        }
+        if !cmd.assignments.is_empty() {
+            self.refuse_safe("sets environment variables for the command");
+        }
+        if cmd.words.is_empty() {
+            return;
+        }
+        self.span = (depth == 0 && !cmd.in_substitution).then_some([cmd.span.start, cmd.span.end]);
+        // Globs are judged by the command's spec, which knows where a file
+        // name may stand; every other expansion rules safe out here.
+        if cmd.words.iter().any(|w| !w.literal && !w.glob) {
+            self.refuse_safe("a word is expanded by the shell at run time");
+        }
+        if let Some(fed) = &cmd.stdin {
+            // Here-strings and unquoted here-documents are expanded like
+            // words: `${x:=…}`, `$(…)` and `$SECRET` run or print there too.
+            if !fed.literal && fed.text.bytes().any(|b| b == b'$' || b == b'`') {
+                self.refuse_safe("a here-document or here-string is expanded by the shell");
+            }
+            // bash writes a body that does not fit in a pipe to a
+            // temporary file. (bash before 5.1 does so with every body:
+            // that is the shell's own plumbing, created and removed
+            // around the command, and accepted as such.)
+            if fed.text.len() > HERE_BODY_LIMIT {
+                self.refuse_safe("a here-document or here-string so long that the shell writes it to a temporary file");
+            }
+        }
+        let inv = normalize::peel(&cmd.words, &self.c.tax);
+        self.invocation(inv, stdin, source, depth, via, Some(&cmd.words));
+    }
+
+    pub(super) fn invocation(
+        &mut self,
+        inv: Invocation<'_>,
+        stdin: Option<&str>,
+        source: Option<&'static str>,
+        depth: usize,
+        via: Option<&str>,
+        written: Option<&[Word]>,
+    ) {
+        self.invocations += 1;
+        if self.invocations > MAX_INVOCATIONS {
+            self.refuse_safe("too many commands to examine");
+            return;
+        }
+        self.parts.invocations += 1;
+        if self.parts.invocations > 1 {
+            self.parts.refused = true;
+        }
+        if self.invocations > 1 {
+            self.refuse_whole("more than one command");
+        } else if self.reasons {
+            self.first_name = Some(CompactString::new(&inv.name));
+        }
+        if !inv.keeps_safe {
+            self.refuse_safe_with(|| {
+                format!(
+                    "runs through {}, which changes who or how it runs",
+                    inv.wrappers.join(" ")
+                )
+            });
+        }
+        if !inv.plain_name {
+            self.refuse_safe_with(|| format!("`{}` is not a plain command name", inv.written));
+        }
+        if inv.name == "cd" || inv.name == "pushd" {
+            self.note_move(&inv);
+        }
+        let c = self.c;
+        let (tax, m) = (&c.tax, &c.matcher);
+        // The groups are looked up once; the canonical form is built only
+        // when one will search it (or for `explain`): about half of all
+        // commands have no group at all.
+        let spec = normalize::command_spec(&inv, tax);
+        let name = normalize::matched_name(&inv, spec);
+        // `rm --help` prints text and exits: no destructive entry applies.
+        // (Asked only when the last word could be a help word at all.)
+        let help = inv.plain_name
+            && inv.args.len() <= 3
+            && inv
+                .args
+                .last()
+                .is_some_and(|w| crate::spec::could_be_help(&w.text))
+            && {
+                let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
+                crate::spec::help_form(&tax.specs, &inv.name, &args)
+            };
+        let destructive = if help {
+            Default::default()
+        } else {
+            m.groups_for(&m.destructive, name)
+        };
+        let build = |scratch: &mut String| canonical_with(&inv, spec, tax, std::mem::take(scratch));
+        let mut canon: Option<Canonical> = None;
+        if self.explain || !destructive.is_empty() {
+            canon = Some(build(&mut self.scratch.canon));
+        }
+        let mut hits = std::mem::take(&mut self.scratch.hits);
+        hits.clear();
+        let mut broken = Vec::new();
+        if let Some(canon) = &canon {
+            if let Err(e) = m.command_matches(tax, &destructive, canon, &mut hits) {
+                broken.push(e);
+            }
+        }
+        let line_groups = m.line_groups(&inv.name);
+        let display = (self.explain || m.has_line_rules(&line_groups)).then(|| inv.display());
+        if let Some(line) = &display {
+            if let Err(e) = m.line_matches(tax, &line_groups, line, &mut hits) {
+                broken.push(e);
+            }
+        }
+        let mut examined = self.explain.then(|| Examined {
+            command: display.clone().unwrap_or_default(),
+            canonical: canon.as_ref().map(Canonical::readable).unwrap_or_default(),
+            depth,
+            via: via.map(String::from),
+            wrappers: inv.wrappers.clone(),
+            destructive: Vec::new(),
+            safe: Vec::new(),
+            service: None,
+            helpers: Vec::new(),
+            span: self.span.take(),
+        });
+        // Where the paths land, worked out at the first entry that asks.
+        let mut landing = None;
+        for &h in &hits {
+            if let Some(e) = examined.as_mut() {
+                e.destructive.push(entry_id(tax, h));
+            }
+            // Paths name this machine's files only for a command run
+            // here (not through ssh, docker exec, kubectl exec …).
+            let here = via.is_none_or(crate::landing::runs_here);
+            let radius = here
+                .then(|| self.landing_radius(h, &inv, &mut landing))
+                .flatten();
+            self.find_at(h, display.as_deref().unwrap_or(""), radius);
+        }
+        hits.clear();
+        if inv.name == "git" {
+            self.guard_git(&inv, &mut hits);
+            hits.clear();
+        } else if destructive.may_find_guard_entry(tax) {
+            self.guard_spellings(&inv, spec, &destructive, &mut hits);
+            hits.clear();
+        }
+        // Safe comes from the command's spec alone (see `safe.rs`).
+        self.judge_safe(&inv, written, depth, !broken.is_empty(), &mut examined);
+        for e in broken {
+            self.refuse_safe_with(|| format!("taxonomy error: {e}"));
+        }
+        self.scratch.hits = hits;
+        if let Some(canon) = canon {
+            self.scratch.canon = canon.text;
+        }
+        if let Some(e) = examined {
+            self.commands.push(e);
+        }
+
+        for n in normalize::nested(&inv, stdin, source) {
+            match n {
+                Nested::Script {
+                    runner,
+                    text,
+                    literal,
+                } => {
+                    if !literal {
+                        self.refuse_safe_with(|| {
+                            format!("{runner} runs a string built at run time")
+                        });
+                    }
+                    self.script(&text, depth + 1, Some(&runner));
+                }
+                Nested::Argv { runner, words } => {
+                    self.refuse_safe_with(|| format!("runs a nested command via {runner}"));
+                    if words.is_empty() {
+                        continue;
+                    }
+                    let inner = normalize::peel(&words, &self.c.tax);
+                    self.invocation(inner, None, None, depth + 1, Some(&runner), None);
+                }
+                Nested::Code { lang, text } => {
+                    self.refuse_safe_with(|| format!("runs inline {lang} code"));
+                    self.code(&lang, &text, depth);
+                }
+                Nested::Sql { client, text } => {
+                    self.refuse_safe_with(|| format!("sends SQL to {client}"));
+                    let mut hits = Vec::new();
+                    if let Err(e) = self
+                        .c
+                        .matcher
+                        .sql
+                        .matches_into(&self.c.tax, &text, &mut hits)
+                    {
+                        self.refuse_safe_with(|| format!("taxonomy error: {e}"));
+                    }
+                    for h in hits {
+                        self.find(h, &excerpt(&text));
+                    }
+                }
+                Nested::Remote { source } => {
+                    let inv = Invocation {
+                        name: "@pipe-shell".into(),
+                        written: "@pipe-shell".into(),
+                        args: Cow::Owned(vec![Word::literal(source)]),
+                        keeps_safe: true,
+                        plain_name: true,
+                        ..Invocation::default()
+                    };
+                    self.invocation(inv, None, None, depth, Some("pipe into a shell"), None);
+                }
+                Nested::Opaque { what } => {
+                    self.refuse_safe_with(|| format!("{what}, whose contents cannot be seen"));
+                }
+            }
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn code(&mut self, lang: &str, text: &str, depth: usize) {
+        let mut hits = Vec::new();
+        if let Err(e) = self
+            .c
+            .matcher
+            .code
+            .matches_into(&self.c.tax, text, &mut hits)
+        {
+            self.refuse_safe_with(|| format!("taxonomy error: {e}"));
+        }
+        for h in hits {
+            self.find(h, &excerpt(text));
+        }
+        let strings = crate::normalize::shell_strings(lang, text);
+        for s in strings {
+            self.script(&s, depth + 1, Some(&format!("{lang} code")));
+        }
+    }
+
+    /// The reason when nothing ruled the command out and no entry knew it.
+    pub(super) fn no_entry(&self) -> String {
+        let name = self.first_name.as_deref().unwrap_or_default();
+        let mut why = String::with_capacity(name.len() + 48);
+        why.push_str("no taxonomy entry recognises `");
+        why.push_str(name);
+        why.push_str("` in this form");
+        why
+    }
+
+    pub(super) fn finish(mut self) -> Analysis {
+        let tax = &self.c.tax;
+        let label = if let Some((radius, rule_index)) = self.worst {
+            match tax.entry_category_reason(rule_index) {
+                Some((category, reason)) => Label {
+                    class: Class::Destructive,
+                    origin: Origin::Classifier,
+                    blast_radius: radius,
+                    category,
+                    reason,
+                },
+                None => Label {
+                    class: Class::Destructive,
+                    origin: Origin::Classifier,
+                    blast_radius: radius,
+                    category: "".into(),
+                    reason: UNREADABLE_ENTRY.into(),
+                },
+            }
+        } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
+            let (category, reason) = if let Some(category) = self.help_category {
+                (Cow::Borrowed(category), Cow::Borrowed(HELP_REASON))
+            } else {
+                (v.spec.category.clone(), v.spec.reason.clone())
+            };
+            Label {
+                class: Class::Safe,
+                origin: Origin::Classifier,
+                blast_radius: BlastRadius::Safe,
+                category,
+                reason,
+            }
+        } else if !self.reasons {
+            Label::unknown("")
+        } else if !self.explain && self.not_safe.len() <= 1 {
+            // One reason (none: no entry knew the command) is the label's
+            // as it is, borrowed when it is a fixed text.
+            match self.not_safe.pop() {
+                Some(why) => Label::unknown(why),
+                None => Label::unknown(self.no_entry()),
+            }
+        } else {
+            if self.not_safe.is_empty() {
+                let why = self.no_entry();
+                self.not_safe.push(Cow::Owned(why));
+            }
+            Label::unknown(self.not_safe.join("; "))
+        };
+        // Only `explain` shows the reasons one by one.
+        let not_safe = if self.explain {
+            self.not_safe.into_iter().map(Cow::into_owned).collect()
+        } else {
+            Vec::new()
+        };
+        let every_part_safe = self.parts.every_safe && self.worst.is_none();
+        Analysis {
+            label,
+            commands: self.commands,
+            findings: self.findings,
+            not_safe,
+            every_part_safe,
+        }
+    }
+}
+
+/// Entry `i`'s id, for `explain`.
+pub(super) fn entry_id(tax: &crate::taxonomy::Taxonomy, i: usize) -> String {
+    tax.entry(i).map_or_else(String::new, |e| e.id.into_owned())
+}
+
+/// Whether a script's buffers are worth keeping for the next command: one
+/// that grew large is let go rather than kept for a thread's life.
+pub(super) fn keeps_buffers(script: &Script) -> bool {
+    script.commands.capacity() <= 16 && script.commands.iter().all(|c| c.words.capacity() <= 64)
+}
+
+fn excerpt(text: &str) -> String {
+    let one_line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.len() <= 120 {
+        one_line
+    } else {
+        let mut end = 117;
+        while !one_line.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}...", &one_line[..end])
+    }
+}
