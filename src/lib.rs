@@ -116,7 +116,7 @@ pub use toolgate_policy as profile;
 pub use toolgate_policy::action_guard;
 
 #[cfg(feature = "cli")]
-pub use toolgate_agents::{decision_log, hook, install};
+pub use toolgate_agents::{client, decision_log, hook, install};
 
 #[cfg(feature = "cli")]
 pub use toolgate_scan::report;

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
+use toolgate::client::by_name;
 use toolgate::decision_log::{format_rfc3339, DecisionLog, Entry};
 use toolgate::gate::Decision;
-use toolgate::hook::{Protocol, Trace};
+use toolgate::hook::Trace;
 
 use crate::util;
 
@@ -193,7 +194,7 @@ fn an_unwritable_state_dir_leaves_the_answer_unchanged() {
 
 fn trace(n: usize, decision: Decision) -> Trace {
     Trace {
-        protocol: Some(Protocol::Claude),
+        client: by_name("claude"),
         tool: Some("Bash".into()),
         command: Some(format!("echo entry-{n:03}")),
         decision: Some(decision),

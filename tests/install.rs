@@ -712,9 +712,9 @@ fn command_json(client: &str) -> String {
         mode: Some("balanced".into()),
         profile: None,
     };
-    let client = toolgate::install::Client::parse(client)
-        .unwrap_or_else(|| panic!("{client}: not a client"));
-    serde_json::Value::String(spec.command(client.protocol())).to_string()
+    let client =
+        toolgate::install::client(client).unwrap_or_else(|| panic!("{client}: not a client"));
+    serde_json::Value::String(spec.command(client)).to_string()
 }
 
 /// What `--dry-run` prints for a change of `rel` from `old` to `new`.

@@ -20,10 +20,11 @@ use std::path::PathBuf;
 use std::time::SystemTime;
 
 use clap::Args as ClapArgs;
+use toolgate::client::{self, Client, CLIENTS};
 use toolgate::decision_log::{state_dir, DecisionLog, Entry};
 use toolgate::gate::{CompoundPolicy, Gate};
 use toolgate::hook::{
-    self, fail_closed_traced, Answer, HookConfig, HookOptions, ProjectPolicy, Protocol, Trace,
+    self, fail_closed_traced, Answer, HookConfig, HookOptions, ProjectPolicy, Trace,
 };
 use toolgate::install::Env;
 use toolgate::Classifier;
@@ -66,12 +67,12 @@ fn env(name: &str) -> Option<String> {
 
 /// Runs the hook; returns the exit status. Every path prints an answer.
 pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: HookArgs) -> u8 {
-    let protocol_flag = args.protocol.as_deref().map(Protocol::parse);
+    let protocol_flag = args.protocol.as_deref().map(client::by_name);
     let bad_protocol = matches!(protocol_flag, Some(None));
     // `TOOLGATE_CONFIG`, `TOOLGATE_MODE`, …, read as `doctor` reads them.
     let env = Env::from_process();
     let mut opts = HookOptions {
-        protocol: protocol_flag.flatten(),
+        client: protocol_flag.flatten(),
         headless: args.headless || env.toolgate_headless,
         label_only: args.label_only,
     };
@@ -89,11 +90,11 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
     // What the pre-check learnt of the call, for fail-closed entries.
     let mut known = Trace::default();
     let (answer, mut trace) = panic::catch_unwind(AssertUnwindSafe(|| {
-        let fail_closed = |protocol: Option<Protocol>, why: &str, opts: HookOptions| {
-            fail_closed_traced(protocol, why, opts)
+        let fail_closed = |client: Option<&'static dyn Client>, why: &str, opts: HookOptions| {
+            fail_closed_traced(client, why, opts)
         };
         if bad_protocol {
-            let names: Vec<&str> = Protocol::ALL.iter().map(|p| p.name()).collect();
+            let names: Vec<&str> = CLIENTS.iter().map(|p| p.name()).collect();
             return fail_closed(
                 None,
                 &format!(
@@ -106,35 +107,35 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         }
         let payload = match &payload {
             Ok(p) => p,
-            Err(why) => return fail_closed(opts.protocol, why, opts),
+            Err(why) => return fail_closed(opts.client, why, opts),
         };
         // Know the client before anything else can fail, so that a broken
         // config or taxonomy is still answered in its protocol.
-        if opts.protocol.is_none() {
-            opts.protocol = serde_json::from_slice::<serde_json::Value>(payload)
+        if opts.client.is_none() {
+            opts.client = serde_json::from_slice::<serde_json::Value>(payload)
                 .ok()
-                .map(|v| hook::detect(&v));
+                .map(|v| client::detect(&v));
         }
         // Load the taxonomy only for a payload worth classifying: a bad
         // payload is answered before any of that work.
         let mut cwd = None;
         if let Ok(v) = serde_json::from_slice::<serde_json::Value>(payload) {
-            let protocol = opts.protocol.unwrap_or_else(|| hook::detect(&v));
-            known.session = hook::session_id(&v);
-            match hook::parse_request(protocol, &v) {
+            let client = opts.client.unwrap_or_else(|| client::detect(&v));
+            known.session = client::session_id(&v);
+            match client.parse(&v) {
                 Ok(request) => {
                     known.tool = Some(request.tool_name);
                     known.cwd.clone_from(&request.cwd);
                     cwd = request.cwd;
                 }
-                Err(why) => return fail_closed(opts.protocol, &why, opts),
+                Err(why) => return fail_closed(opts.client, &why, opts),
             }
         }
         let classifier = match load() {
             Ok(c) => c,
             Err(e) => {
                 return fail_closed(
-                    opts.protocol,
+                    opts.client,
                     &format!("the taxonomy did not load: {e}"),
                     opts,
                 )
@@ -145,7 +146,7 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         let compound = match args.compound.as_deref().map(str::parse::<CompoundPolicy>) {
             None => None,
             Some(Ok(c)) => Some(c),
-            Some(Err(e)) => return fail_closed(opts.protocol, &format!("--compound: {e}"), opts),
+            Some(Err(e)) => return fail_closed(opts.client, &format!("--compound: {e}"), opts),
         };
         let mode = args.mode.clone().or_else(|| env.toolgate_mode.clone());
         let profile = args
@@ -155,7 +156,7 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         let path = args.config.clone().or_else(|| env.toolgate_config_path());
         let file = match path.as_deref().map(HookConfig::load).transpose() {
             Ok(file) => file.unwrap_or_default(),
-            Err(e) => return fail_closed(opts.protocol, &format!("bad configuration: {e}"), opts),
+            Err(e) => return fail_closed(opts.client, &format!("bad configuration: {e}"), opts),
         };
         // Headless and the log setting hold even when a rule in the file is
         // bad: its fail-closed answer is then still the headless one.
@@ -164,21 +165,21 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         let name = path.map(|p| p.display().to_string()).unwrap_or_default();
         let gate_config = match file.gate_config(&name, mode, profile, compound) {
             Ok(g) => g,
-            Err(e) => return fail_closed(opts.protocol, &format!("bad configuration: {e}"), opts),
+            Err(e) => return fail_closed(opts.client, &format!("bad configuration: {e}"), opts),
         };
         // The project's policy, from the call's directory: a file that
         // cannot be used is a block, not a silent fall back to the user's
         // configuration alone.
         let project = match ProjectPolicy::discover(cwd.as_deref()) {
             Ok(p) => p,
-            Err(e) => return fail_closed(opts.protocol, &format!("bad project policy: {e}"), opts),
+            Err(e) => return fail_closed(opts.client, &format!("bad project policy: {e}"), opts),
         };
         opts.headless |= project.as_ref().is_some_and(ProjectPolicy::headless);
         let project_gate = project.map(|p| p.gate(classifier, &gate_config));
         let gate = Gate::new(classifier, gate_config);
         hook::respond_traced(&gate, project_gate.as_ref(), payload, opts)
     }))
-    .unwrap_or_else(|_| fail_closed_traced(opts.protocol, "internal error", opts));
+    .unwrap_or_else(|_| fail_closed_traced(opts.client, "internal error", opts));
     let code = emit(&answer);
     // A fail-closed answer before the payload was read says nothing of the
     // call; fill in what the pre-check saw.

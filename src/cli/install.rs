@@ -6,10 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _};
 use clap::Args as ClapArgs;
+use toolgate::client::Client;
 use toolgate::gate::{Gate, GateConfig, ModeSetting};
-use toolgate::install::{
-    self, doctor, Applied, Change, Client, Env, HookSpec, InstallError, Scope,
-};
+use toolgate::install::{self, doctor, Applied, Change, Env, HookSpec, InstallError, Scope};
 use toolgate::Classifier;
 
 /// Options of `toolgate install`.
@@ -54,9 +53,9 @@ pub struct DoctorArgs {
     pub project: Option<PathBuf>,
 }
 
-fn client(name: &str) -> anyhow::Result<Client> {
-    Client::parse(name).ok_or_else(|| {
-        let names: Vec<&str> = Client::ALL.iter().map(|c| c.name()).collect();
+fn client(name: &str) -> anyhow::Result<&'static dyn Client> {
+    install::client(name).ok_or_else(|| {
+        let names: Vec<&str> = install::clients().map(|c| c.name()).collect();
         anyhow::anyhow!("unknown client `{name}`: use one of {}", names.join(", "))
     })
 }

@@ -67,7 +67,7 @@ impl Entry {
         Entry {
             time: format_rfc3339(time),
             client: trace
-                .protocol
+                .client
                 .map_or_else(|| "unknown".to_string(), |p| p.name().to_string()),
             session: trace.session.clone(),
             cwd: trace.cwd.clone(),

@@ -1,244 +1,46 @@
-//! Hook protocols: one payload in on stdin, one answer out, for Claude Code,
-//! Codex, Gemini CLI, GitHub Copilot CLI, Qwen Code, Cline, OpenCode
-//! (through a plugin toolgate ships), Cursor, Windsurf and the seed runtime.
+//! The hook: one payload in on stdin, one answer out, for every client
+//! of [`crate::client::CLIENTS`].
 //!
-//! Most of these clients let a call run when a hook crashes, stays silent
-//! or prints something unexpected, so [`respond`] never fails: a payload
-//! that cannot be read, is too large, is not JSON or has no command gets a
-//! well-formed fail-closed answer with a reason. That answer is the one
-//! *this* client treats as a block ([`Protocol::fail_closed`]): ask where
-//! the client is known to hold an ask for a person, else deny; Cline has
-//! no deny and cancels, Windsurf reads only exit 2.
-//!
-//! Each client's module says what its payload looks like, what answer it
-//! honours, and what happens in a headless run.
+//! Most clients let a call run when a hook crashes, stays silent or prints
+//! something unexpected, so [`respond`] never fails: a payload that cannot
+//! be read, is too large, is not JSON or has no command gets a well-formed
+//! fail-closed answer with a reason. That answer is the one *this* client
+//! treats as a block ([`Client::fail_closed`]): ask where the client is
+//! known to hold an ask for a person, else deny; Cline has no deny and
+//! cancels, Windsurf reads only exit 2.
 
 mod bare_repo;
-mod claude;
-mod cline;
-mod codex;
 pub mod config;
-mod copilot;
-mod cursor;
-mod docker_agent;
-mod gemini;
-mod opencode;
 pub mod policy;
-mod qwen;
-mod windsurf;
-pub mod wire;
 
 use std::io::Read;
 
 use serde_json::Value;
 
+use crate::client::{detect, session_id, Call, Client, Request};
 use toolgate_core::gate::{Decision, Gate, Verdict};
 use toolgate_core::guard_paths::is_file_edit_tool;
 use toolgate_core::label::Class;
 use toolgate_core::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
+pub use crate::client::{Answer, OPENCODE_PLUGIN};
 pub use bare_repo::bare_repository_above;
 pub use config::{ConfigError, HookConfig};
-pub use opencode::PLUGIN as OPENCODE_PLUGIN;
 pub use policy::{IgnoredSetting, PolicyError, ProjectGate, ProjectPolicy};
-pub use wire::{detect, parse_request, session_id, Request};
 
 /// The largest payload read. Real payloads are a few kilobytes; a larger
 /// one is answered fail-closed without being parsed.
 pub const MAX_PAYLOAD: usize = 1 << 20;
 
-/// Which agent is asking.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// Claude Code `PreToolUse`.
-    Claude,
-    /// Codex `PreToolUse`.
-    Codex,
-    /// Gemini CLI `BeforeTool`.
-    Gemini,
-    /// GitHub Copilot CLI `preToolUse`, in its own format or Claude's.
-    Copilot,
-    /// Qwen Code `PreToolUse`.
-    Qwen,
-    /// Cline `PreToolUse`.
-    Cline,
-    /// OpenCode, through toolgate's plugin ([`OPENCODE_PLUGIN`]).
-    OpenCode,
-    /// Cursor `beforeShellExecution`.
-    Cursor,
-    /// Windsurf Cascade `pre_run_command`.
-    Windsurf,
-    /// The seed runtime's snake_case hook shape.
-    DockerAgent,
-}
-
-impl Protocol {
-    /// Every protocol, in the order the documentation lists them.
-    pub const ALL: &[Protocol] = &[
-        Protocol::Claude,
-        Protocol::Codex,
-        Protocol::Gemini,
-        Protocol::Copilot,
-        Protocol::Qwen,
-        Protocol::Cline,
-        Protocol::OpenCode,
-        Protocol::Cursor,
-        Protocol::Windsurf,
-        Protocol::DockerAgent,
-    ];
-
-    /// The name `--protocol` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Claude => "claude",
-            Protocol::Codex => "codex",
-            Protocol::Gemini => "gemini",
-            Protocol::Copilot => "copilot",
-            Protocol::Qwen => "qwen",
-            Protocol::Cline => "cline",
-            Protocol::OpenCode => "opencode",
-            Protocol::Cursor => "cursor",
-            Protocol::Windsurf => "windsurf",
-            Protocol::DockerAgent => "docker-agent",
-        }
-    }
-
-    /// Parses a protocol's [`name`](Protocol::name), or one of the longer
-    /// names its client goes by (`claude-code`, `gemini-cli`, `copilot-cli`,
-    /// `qwen-code`, `cascade`, `seed`, …), in any case.
-    ///
-    /// ```
-    /// use toolgate_agents::hook::Protocol;
-    /// assert_eq!(Protocol::parse("Qwen-Code"), Some(Protocol::Qwen));
-    /// assert_eq!(Protocol::parse("copilot"), Some(Protocol::Copilot));
-    /// assert_eq!(Protocol::parse("vim"), None);
-    /// ```
-    pub fn parse(name: &str) -> Option<Protocol> {
-        Some(match name.to_ascii_lowercase().as_str() {
-            "claude" | "claude-code" => Protocol::Claude,
-            "codex" => Protocol::Codex,
-            "gemini" | "gemini-cli" => Protocol::Gemini,
-            "copilot" | "copilot-cli" | "github-copilot" => Protocol::Copilot,
-            "qwen" | "qwen-code" => Protocol::Qwen,
-            "cline" => Protocol::Cline,
-            "opencode" | "open-code" => Protocol::OpenCode,
-            "cursor" => Protocol::Cursor,
-            "windsurf" | "cascade" => Protocol::Windsurf,
-            "docker-agent" | "docker_agent" | "seed" => Protocol::DockerAgent,
-            _ => return None,
-        })
-    }
-
-    /// The decision a fail-closed answer carries: ask where the client is
-    /// known to hold an ask for a person (Claude Code, the seed runtime,
-    /// Gemini CLI when not headless), else deny, which each client's
-    /// renderer turns into its own block (Cline's cancel, Windsurf's exit
-    /// 2). Copilot and Qwen Code were seen to block an ask only in
-    /// headless runs, so for them, too, the sure block is deny.
-    pub fn fail_closed(self, headless: bool) -> Decision {
-        match self {
-            Protocol::Claude | Protocol::DockerAgent => Decision::Ask,
-            Protocol::Gemini if !headless => Decision::Ask,
-            Protocol::Codex
-            | Protocol::Copilot
-            | Protocol::Qwen
-            | Protocol::Cline
-            | Protocol::OpenCode
-            | Protocol::Cursor
-            | Protocol::Windsurf
-            | Protocol::Gemini => Decision::Deny,
-        }
-    }
-
-    /// The answer that leaves a call to the client's own permissions, for
-    /// the clients whose hook sees every tool call and cannot be limited to
-    /// the shell tool by a matcher (Copilot's own format, Cline). `None`
-    /// for the others, where a call that reaches the hook is one the user
-    /// chose to send.
-    fn no_opinion(self) -> Option<Answer> {
-        match self {
-            Protocol::Copilot => Some(copilot::no_opinion()),
-            Protocol::Cline => Some(cline::no_opinion()),
-            Protocol::Claude
-            | Protocol::Codex
-            | Protocol::Gemini
-            | Protocol::Qwen
-            | Protocol::OpenCode
-            | Protocol::Cursor
-            | Protocol::Windsurf
-            | Protocol::DockerAgent => None,
-        }
-    }
-}
-
-impl Protocol {
-    /// The answer that leaves a file edit to the client's own permissions,
-    /// for the clients whose file-editing tools a hook can be pointed at
-    /// (Claude Code, Codex, Gemini CLI, Qwen Code: exit 0 with nothing on
-    /// stdout is "no decision"; Copilot and Cline: their own no-opinion).
-    /// toolgate answers for a file edit only when it would touch one of
-    /// the guard's own files ([`toolgate_core::guard_paths`]), so hooking these
-    /// tools adds no prompts. `None` where no file-editing tool reaches
-    /// the hook (OpenCode's plugin, Cursor and Windsurf send shell calls
-    /// only; the seed runtime always wants a decision).
-    fn edit_no_opinion(self) -> Option<Answer> {
-        match self {
-            Protocol::Claude | Protocol::Codex | Protocol::Gemini | Protocol::Qwen => {
-                Some(Answer {
-                    stdout: String::new(),
-                    stderr: String::new(),
-                    exit_code: 0,
-                })
-            }
-            Protocol::Copilot | Protocol::Cline => self.no_opinion(),
-            Protocol::OpenCode | Protocol::Cursor | Protocol::Windsurf | Protocol::DockerAgent => {
-                None
-            }
-        }
-    }
-}
-
 /// How the hook answers.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct HookOptions {
-    /// The protocol, when not detected from the payload.
-    pub protocol: Option<Protocol>,
+    /// The client, when not detected from the payload.
+    pub client: Option<&'static dyn Client>,
     /// Turn ask into deny (headless runs where nobody can answer).
     pub headless: bool,
     /// Seed-runtime protocol only: attach the label, decide nothing.
     pub label_only: bool,
-}
-
-/// An answer: what to print and how to exit.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Answer {
-    /// Standard output (one JSON line), if any.
-    pub stdout: String,
-    /// Standard error, if any.
-    pub stderr: String,
-    /// The exit status.
-    pub exit_code: u8,
-}
-
-impl Answer {
-    fn json(v: Value) -> Answer {
-        Answer {
-            stdout: format!("{v}\n"),
-            stderr: String::new(),
-            exit_code: 0,
-        }
-    }
-
-    /// Exit 2 with the reason on stderr: the block of Windsurf, and the
-    /// answer that blocks in every command-hook client but Cline (which
-    /// ignores exit codes) when the protocol itself is unknown.
-    pub fn blocked(reason: &str) -> Answer {
-        Answer {
-            stdout: String::new(),
-            stderr: format!("{reason}\n"),
-            exit_code: 2,
-        }
-    }
 }
 
 /// What an answer decided and about which call: the facts the decision
@@ -247,7 +49,7 @@ impl Answer {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
     /// The client, when known.
-    pub protocol: Option<Protocol>,
+    pub client: Option<&'static dyn Client>,
     /// The client's session id ([`session_id`]).
     pub session: Option<String>,
     /// The call's working directory.
@@ -284,7 +86,7 @@ fn settle(decision: Decision, reason: &str, opts: HookOptions) -> (Decision, Str
 }
 
 fn render(
-    protocol: Protocol,
+    client: &dyn Client,
     decision: Decision,
     reason: &str,
     request: Option<&Request>,
@@ -293,43 +95,27 @@ fn render(
 ) -> Answer {
     // Headless: nobody can answer an ask, so it is a deny, said so.
     let (decision, reason) = settle(decision, reason, opts);
-    match protocol {
-        Protocol::Claude => claude::answer(decision, &reason),
-        Protocol::Codex => codex::answer(decision, &reason),
-        Protocol::Gemini => gemini::answer(decision, &reason),
-        // The snake_case payload names its event; the native one does not.
-        Protocol::Copilot => copilot::answer(
-            decision,
-            &reason,
-            request.is_some_and(|r| r.event.is_some()),
-        ),
-        Protocol::Qwen => qwen::answer(decision, &reason),
-        Protocol::Cline => cline::answer(decision, &reason),
-        Protocol::OpenCode => opencode::answer(decision, &reason),
-        Protocol::Cursor => cursor::answer(decision, &reason),
-        Protocol::Windsurf => windsurf::answer(decision, &reason),
-        Protocol::DockerAgent => docker_agent::answer(
-            (!opts.label_only).then_some(decision),
-            &reason,
-            label,
-            request.and_then(|r| r.event.as_deref()),
-        ),
-    }
+    let call = Call {
+        request,
+        label,
+        label_only: opts.label_only,
+    };
+    client.render(decision, &reason, &call)
 }
 
 /// A fail-closed answer for a payload that could not be used.
-pub fn fail_closed(protocol: Option<Protocol>, reason: &str, opts: HookOptions) -> Answer {
-    fail_closed_traced(protocol, reason, opts).0
+pub fn fail_closed(client: Option<&'static dyn Client>, reason: &str, opts: HookOptions) -> Answer {
+    fail_closed_traced(client, reason, opts).0
 }
 
 /// [`fail_closed`], with what it decided for the decision log.
 pub fn fail_closed_traced(
-    protocol: Option<Protocol>,
+    client: Option<&'static dyn Client>,
     reason: &str,
     opts: HookOptions,
 ) -> (Answer, Trace) {
     let reason = format!("toolgate could not check this call: {reason}");
-    let (answer, decision) = match protocol {
+    let (answer, decision) = match client {
         Some(p) => {
             let decision = p.fail_closed(opts.headless);
             let answer = render(p, decision, &reason, None, None, opts);
@@ -338,7 +124,7 @@ pub fn fail_closed_traced(
         None => (Answer::blocked(&reason), Decision::Deny),
     };
     let trace = Trace {
-        protocol,
+        client,
         decision: Some(decision),
         source: "fail_closed".into(),
         reason,
@@ -389,14 +175,14 @@ pub fn respond_traced(
             } else {
                 format!("the payload is not valid JSON ({e})")
             };
-            return fail_closed_traced(opts.protocol, &why, opts);
+            return fail_closed_traced(opts.client, &why, opts);
         }
     };
-    let protocol = opts.protocol.unwrap_or_else(|| detect(&value));
+    let client = opts.client.unwrap_or_else(|| detect(&value));
     let session = session_id(&value);
     // A fail-closed answer that still says which call it was about.
     let refuse = |why: &str, request: Option<&Request>| {
-        let (answer, mut trace) = fail_closed_traced(Some(protocol), why, opts);
+        let (answer, mut trace) = fail_closed_traced(Some(client), why, opts);
         trace.session.clone_from(&session);
         if let Some(r) = request {
             trace.cwd.clone_from(&r.cwd);
@@ -404,13 +190,13 @@ pub fn respond_traced(
         }
         (answer, trace)
     };
-    if opts.label_only && protocol != Protocol::DockerAgent {
+    if opts.label_only && client.name() != "docker-agent" {
         return refuse(
             "--label-only works with the docker-agent protocol only",
             None,
         );
     }
-    let request = match parse_request(protocol, &value) {
+    let request = match client.parse(&value) {
         Ok(r) => r,
         Err(why) => return refuse(&why, None),
     };
@@ -418,7 +204,7 @@ pub fn respond_traced(
         cwd: request.cwd.as_deref(),
     };
     let mut trace = Trace {
-        protocol: Some(protocol),
+        client: Some(client),
         session: session.clone(),
         cwd: request.cwd.clone(),
         tool: Some(request.tool_name.clone()),
@@ -455,8 +241,8 @@ pub fn respond_traced(
             let edit_elsewhere = is_file_edit_tool(&request.tool_name)
                 && verdict.source != "self_protection"
                 && !verdict.source.starts_with("rule_");
-            if !shell && edit_elsewhere {
-                if let Some(answer) = protocol.edit_no_opinion() {
+            if !shell && edit_elsewhere && client.hooks_file_edits() {
+                if let Some(answer) = client.no_opinion() {
                     trace.label = Some(verdict.label.class);
                     trace.source = "no_opinion".into();
                     trace.reason =
@@ -482,8 +268,12 @@ pub fn respond_traced(
                 ),
                 None => verdict,
             };
-            if !shell && unknown_to_toolgate && !verdict.source.starts_with("project_rule_") {
-                if let Some(answer) = protocol.no_opinion() {
+            if !shell
+                && unknown_to_toolgate
+                && client.sees_every_tool()
+                && !verdict.source.starts_with("project_rule_")
+            {
+                if let Some(answer) = client.no_opinion() {
                     trace.label = Some(verdict.label.class);
                     trace.source = "no_opinion".into();
                     trace.reason = "a tool toolgate knows nothing about: left to the client".into();
@@ -495,7 +285,7 @@ pub fn respond_traced(
     };
     let verdict = refuse_git_in_bare_repository(gate, verdict, trace.command.as_deref(), &ctx);
     let answer = render(
-        protocol,
+        client,
         verdict.decision,
         &verdict.reason,
         Some(&request),

@@ -18,16 +18,17 @@
 //! or profile name the gate does not recognise (the hook would use strict)
 //! reported with its line.
 
-use std::fmt::{self, Write as _};
+use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use super::{installed_commands, settings_path, Env, Scope};
+use crate::client::{Answer, Client, InstallShape};
+use crate::hook::{self, HookConfig, HookOptions};
 
-use super::{installed_commands, Client, Env, Scope};
-use crate::hook::{self, Answer, HookConfig, HookOptions};
+pub use crate::client::Outcome;
 use toolgate_core::gate::{CompoundPolicy, Gate};
 use toolgate_core::Classifier;
 
@@ -36,34 +37,6 @@ const CANARY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The canaries: a destructive command and a safe one.
 pub const CANARIES: &[&str] = &["rm -rf ~", "git status"];
-
-/// What a client does with a hook's answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The command runs.
-    Runs,
-    /// The client asks its user.
-    Asks,
-    /// The call is blocked (for Cline: the run is cancelled).
-    Blocked,
-    /// The client does not read a decision from the answer and goes on
-    /// by its own permissions (for most of them: the command runs).
-    NoDecision,
-    /// The hook could not be run or did not finish; why.
-    Failed(String),
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Outcome::Runs => f.write_str("runs"),
-            Outcome::Asks => f.write_str("asks"),
-            Outcome::Blocked => f.write_str("blocked"),
-            Outcome::NoDecision => f.write_str("no decision the client reads"),
-            Outcome::Failed(why) => write!(f, "failed: {why}"),
-        }
-    }
-}
 
 /// One canary through one hook.
 #[derive(Clone, Debug)]
@@ -98,7 +71,7 @@ impl HookCheck {
 #[derive(Clone, Debug)]
 pub struct ClientCheck {
     /// The client.
-    pub client: Client,
+    pub client: &'static dyn Client,
     /// User or project.
     pub scope: Scope,
     /// The file.
@@ -262,8 +235,8 @@ pub fn run(classifier: &Classifier, env: &Env, project: Option<&Path>) -> Report
     scopes.extend(project.map(|p| Scope::Project(p.to_path_buf())));
     let mut clients = Vec::new();
     for scope in &scopes {
-        for &client in Client::ALL {
-            let Ok(path) = client.settings_path(scope, env) else {
+        for client in super::clients() {
+            let Ok(path) = settings_path(client, scope, env) else {
                 continue;
             };
             if !path.is_file() {
@@ -307,7 +280,7 @@ pub fn run(classifier: &Classifier, env: &Env, project: Option<&Path>) -> Report
 fn check_client(
     classifier: &Classifier,
     env: &Env,
-    client: Client,
+    client: &'static dyn Client,
     scope: &Scope,
     path: &Path,
     cwd: &Path,
@@ -372,7 +345,7 @@ fn hook_flags(words: &[String]) -> HookFlags {
 fn check_hook(
     classifier: &Classifier,
     env: &Env,
-    client: Client,
+    client: &'static dyn Client,
     path: &Path,
     command: &str,
     cwd: &Path,
@@ -400,12 +373,14 @@ fn check_hook(
         ));
         return check;
     }
-    // Cline runs the script itself, so that is what is run here too.
-    let (program, args): (PathBuf, Vec<String>) = match client {
-        Client::Cline => (path.to_path_buf(), Vec::new()),
-        _ => (PathBuf::from("sh"), vec!["-c".into(), command.to_string()]),
+    // A script hook (Cline's) is run itself, as the client runs it.
+    let script = matches!(client.install_shape(), Some(InstallShape::Script));
+    let (program, args): (PathBuf, Vec<String>) = if script {
+        (path.to_path_buf(), Vec::new())
+    } else {
+        (PathBuf::from("sh"), vec!["-c".into(), command.to_string()])
     };
-    if client == Client::Cline && !is_executable(&path.to_string_lossy(), env) {
+    if script && !is_executable(&path.to_string_lossy(), env) {
         check.problems.push(format!(
             "{} is not executable, so Cline cannot run it: `chmod +x` it",
             path.display()
@@ -414,12 +389,15 @@ fn check_hook(
     }
     let flags = hook_flags(&words);
     for &canary in CANARIES {
-        let payload = payload(client, canary, cwd);
+        let payload = client
+            .sample_payload(canary, &cwd.to_string_lossy())
+            .to_string()
+            .into_bytes();
         let got = match run_hook(&program, &args, &payload, cwd) {
-            Ok(answer) => outcome(client, &answer),
+            Ok(answer) => client.outcome(&answer),
             Err(why) => Outcome::Failed(why),
         };
-        let want = outcome(client, &expected(classifier, env, client, &flags, &payload));
+        let want = client.outcome(&expected(classifier, env, client, &flags, &payload));
         check.canaries.push(Canary {
             command: canary,
             got,
@@ -497,22 +475,19 @@ fn run_hook(program: &Path, args: &[String], payload: &[u8], cwd: &Path) -> Resu
 fn expected(
     classifier: &Classifier,
     env: &Env,
-    client: Client,
+    client: &'static dyn Client,
     flags: &HookFlags,
     payload: &[u8],
 ) -> Answer {
-    let protocol = client.protocol();
     let mut opts = HookOptions {
-        protocol: Some(protocol),
+        client: Some(client),
         headless: flags.headless || env.toolgate_headless,
         label_only: false,
     };
     let compound = match flags.compound.as_deref().map(str::parse::<CompoundPolicy>) {
         None => None,
         Some(Ok(c)) => Some(c),
-        Some(Err(e)) => {
-            return hook::fail_closed(Some(protocol), &format!("--compound: {e}"), opts)
-        }
+        Some(Err(e)) => return hook::fail_closed(Some(client), &format!("--compound: {e}"), opts),
     };
     let mode = flags.mode.clone().or_else(|| env.toolgate_mode.clone());
     let profile = flags
@@ -522,134 +497,16 @@ fn expected(
     let path = flags.config.clone().or_else(|| env.toolgate_config_path());
     let file = match path.as_deref().map(HookConfig::load).transpose() {
         Ok(file) => file.unwrap_or_default(),
-        Err(e) => {
-            return hook::fail_closed(Some(protocol), &format!("bad configuration: {e}"), opts)
-        }
+        Err(e) => return hook::fail_closed(Some(client), &format!("bad configuration: {e}"), opts),
     };
     opts.headless |= file.headless;
     let name = path.map(|p| p.display().to_string()).unwrap_or_default();
     let gate_config = match file.gate_config(&name, mode, profile, compound) {
         Ok(g) => g,
-        Err(e) => {
-            return hook::fail_closed(Some(protocol), &format!("bad configuration: {e}"), opts)
-        }
+        Err(e) => return hook::fail_closed(Some(client), &format!("bad configuration: {e}"), opts),
     };
     let gate = Gate::new(classifier, gate_config);
     hook::respond(&gate, payload, opts)
-}
-
-/// A payload in `client`'s protocol, shaped like the captured ones.
-fn payload(client: Client, command: &str, cwd: &Path) -> Vec<u8> {
-    let cwd = cwd.to_string_lossy();
-    let v = match client {
-        Client::Claude => json!({
-            "session_id": "toolgate-doctor", "transcript_path": "/dev/null", "cwd": cwd,
-            "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": command, "description": "toolgate doctor canary"},
-            "tool_use_id": "toolgate-doctor"}),
-        Client::Codex => json!({
-            "session_id": "toolgate-doctor", "turn_id": "toolgate-doctor", "transcript_path": null,
-            "cwd": cwd, "hook_event_name": "PreToolUse", "model": "toolgate-doctor",
-            "permission_mode": "default", "tool_name": "Bash", "tool_input": {"command": command},
-            "tool_use_id": "toolgate-doctor"}),
-        Client::Gemini => json!({
-            "session_id": "toolgate-doctor", "transcript_path": "/dev/null", "cwd": cwd,
-            "hook_event_name": "BeforeTool", "timestamp": "2026-01-01T00:00:00.000Z",
-            "tool_name": "run_shell_command", "tool_input": {"command": command}}),
-        Client::Copilot => json!({
-            "sessionId": "toolgate-doctor", "timestamp": 0, "cwd": cwd,
-            "toolName": "bash", "toolArgs": {"command": command}}),
-        Client::Qwen => json!({
-            "session_id": "toolgate-doctor", "transcript_path": "/dev/null", "cwd": cwd,
-            "hook_event_name": "PreToolUse", "timestamp": "2026-01-01T00:00:00.000Z",
-            "permission_mode": "default", "tool_name": "run_shell_command",
-            "tool_input": {"command": command}, "tool_use_id": "toolgate-doctor"}),
-        Client::Cline => json!({
-            "clineVersion": "", "taskId": "toolgate-doctor", "workspaceRoots": [cwd],
-            "workspaceInfo": {"rootPath": cwd}, "hookName": "tool_call",
-            "preToolUse": {"toolName": "run_commands",
-                           "parameters": {"commands": Value::from(vec![command]).to_string()}}}),
-        Client::OpenCode => json!({
-            "input": {"tool": "bash", "sessionID": "toolgate-doctor", "callID": "toolgate-doctor"},
-            "output": {"args": {"command": command}}, "directory": cwd}),
-        Client::Cursor => json!({
-            "hook_event_name": "beforeShellExecution", "conversation_id": "toolgate-doctor",
-            "workspace_roots": [cwd], "command": command, "cwd": cwd}),
-        Client::Windsurf => json!({
-            "agent_action_name": "pre_run_command", "trajectory_id": "toolgate-doctor",
-            "tool_info": {"command_line": command, "cwd": cwd}}),
-    };
-    v.to_string().into_bytes()
-}
-
-/// What `client` does with `answer`, as the captures (and, for Cursor and
-/// Windsurf, the documentation) say.
-pub fn outcome(client: Client, answer: &Answer) -> Outcome {
-    let last_line = answer
-        .stdout
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("");
-    let last_line = last_line
-        .strip_prefix("HOOK_CONTROL\t")
-        .unwrap_or(last_line);
-    let v: Value = serde_json::from_str(last_line.trim()).unwrap_or(Value::Null);
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(String::from);
-    let specific = v
-        .get("hookSpecificOutput")
-        .map(|h| (s(h, "permissionDecision"), s(h, "permissionDecisionReason")));
-    let by_word = |d: Option<&str>| match d {
-        Some("allow") => Outcome::Runs,
-        Some("ask") => Outcome::Asks,
-        Some("deny" | "block") => Outcome::Blocked,
-        _ => Outcome::NoDecision,
-    };
-    let code = answer.exit_code;
-    match client {
-        Client::Claude if code == 2 => Outcome::Blocked,
-        Client::Claude => by_word(specific.and_then(|s| s.0).as_deref()),
-        Client::Codex if code == 2 => Outcome::Blocked,
-        Client::Codex => match specific {
-            Some((Some(d), reason)) if d == "deny" => {
-                if reason.is_some_and(|r| !r.trim().is_empty()) {
-                    Outcome::Blocked
-                } else {
-                    Outcome::NoDecision
-                }
-            }
-            Some((Some(d), _)) if d == "allow" => Outcome::Runs,
-            _ => Outcome::NoDecision,
-        },
-        Client::Gemini if code == 2 => Outcome::Blocked,
-        Client::Gemini => by_word(s(&v, "decision").as_deref()),
-        Client::Copilot if code == 1 || code == 2 => Outcome::Blocked,
-        Client::Copilot => by_word(s(&v, "permissionDecision").as_deref()),
-        Client::Qwen if code == 2 || v.get("continue") == Some(&Value::Bool(false)) => {
-            Outcome::Blocked
-        }
-        Client::Qwen => by_word(
-            specific
-                .and_then(|s| s.0)
-                .or_else(|| s(&v, "decision"))
-                .as_deref(),
-        ),
-        Client::Cline => match v.get("cancel") {
-            Some(Value::Bool(true)) => Outcome::Blocked,
-            Some(Value::Bool(false)) => Outcome::Runs,
-            _ => Outcome::NoDecision,
-        },
-        Client::OpenCode => match (code, s(&v, "decision").as_deref()) {
-            (0, Some("allow")) => Outcome::Runs,
-            _ => Outcome::Blocked,
-        },
-        Client::Cursor => by_word(s(&v, "permission").as_deref()),
-        Client::Windsurf => match code {
-            0 => Outcome::Runs,
-            2 => Outcome::Blocked,
-            _ => Outcome::NoDecision,
-        },
-    }
 }
 
 /// Parses toolgate's config file as the hook does, and checks its mode

@@ -15,9 +15,6 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use super::jsonc::Doc;
-pub use super::jsonc::SyntaxError;
-
 /// A JSON value whose objects keep their key order.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Json {
@@ -90,21 +87,6 @@ impl Json {
             Json::Array(a) => a.is_empty(),
             _ => false,
         }
-    }
-
-    /// Parses a settings file's text: JSON, with comments and trailing
-    /// commas allowed (JSONC), which are dropped. An empty text, or one of
-    /// only comments, is `null`; a number an f64 cannot hold is refused.
-    pub fn parse(text: &str) -> Result<Json, SyntaxError> {
-        let doc = Doc::parse(text)?;
-        if doc.root().is_none() {
-            return Ok(Json::Null);
-        }
-        doc.json(&[]).ok_or_else(|| SyntaxError {
-            line: 1,
-            column: 1,
-            message: "a number too large for toolgate to read".into(),
-        })
     }
 
     /// Renders on one line, as `{"a": 1, "b": [true, null]}`: how a value
@@ -259,29 +241,6 @@ impl<'de> Visitor<'de> for JsonVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn key_order_and_numbers_survive_a_round_trip() {
-        for text in [
-            "{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    2.5\n  ],\n  \"m\": {}\n}\n",
-            "{\n    \"b\": \"x\",\n    \"a\": -3\n}",
-        ] {
-            let doc = Json::parse(text).unwrap_or(Json::Null);
-            let again = doc.render(&indent_of(text), text.ends_with('\n'));
-            assert_eq!(again, text, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn comments_and_trailing_commas_are_read_past() {
-        let doc = Json::parse("// c\n{\n  \"a\": [1, /* two */ 2,],\n}\n");
-        assert_eq!(
-            doc.map(|d| d.render_inline()),
-            Ok("{\"a\": [1, 2]}".to_string())
-        );
-        assert_eq!(Json::parse("// nothing\n"), Ok(Json::Null));
-        assert_eq!(Json::parse("\n{\n").map_err(|e| e.line), Err(2));
-    }
 
     #[test]
     fn inline_rendering_escapes_strings() {

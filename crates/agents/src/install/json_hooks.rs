@@ -11,102 +11,61 @@ use std::path::Path;
 
 use super::json::Json;
 use super::jsonc::{Doc, EditError, Kind, Step};
-use super::{is_toolgate_command, Client, InstallError, TIMEOUT_SECS};
+use super::{is_toolgate_command, InstallError, TIMEOUT_SECS};
+use crate::client::JsonShape;
 
 const HOOKS: Step<'static> = Step::Key("hooks");
 
-/// How one client's JSON file holds a hook.
+/// toolgate's hook in a client's JSON file, by the client's [`JsonShape`].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Shape {
-    /// The key under `hooks`.
-    event: &'static str,
-    /// The matcher group's `matcher`; `None` for the flat lists.
-    matcher: Option<&'static str>,
-    /// The key holding the command.
-    command_key: &'static str,
-    /// The entry's other fields.
-    fields: fn() -> Vec<(String, Json)>,
-    /// Top-level keys a new file needs (`"version": 1`).
-    top: fn() -> Vec<(String, Json)>,
-}
+pub(super) struct Shape(pub(super) JsonShape);
 
 fn num(n: u64) -> Json {
     Json::Number(n.into())
 }
 
-fn command_type() -> (String, Json) {
-    ("type".into(), Json::String("command".into()))
-}
+impl std::ops::Deref for Shape {
+    type Target = JsonShape;
 
-fn version() -> Vec<(String, Json)> {
-    vec![("version".into(), num(1))]
+    fn deref(&self) -> &JsonShape {
+        &self.0
+    }
 }
 
 impl Shape {
-    /// The shape `client` reads (a JSON client).
-    pub(super) fn of(client: Client) -> Shape {
-        match client {
-            // Claude Code: `timeout` in seconds.
-            Client::Claude => Shape {
-                event: "PreToolUse",
-                matcher: Some("Bash"),
-                command_key: "command",
-                fields: || vec![command_type(), ("timeout".into(), num(TIMEOUT_SECS))],
-                top: Vec::new,
-            },
-            // Gemini CLI: `timeout` in milliseconds.
-            Client::Gemini => Shape {
-                event: "BeforeTool",
-                matcher: Some("run_shell_command"),
-                command_key: "command",
-                fields: || vec![command_type(), ("timeout".into(), num(TIMEOUT_SECS * 1000))],
-                top: Vec::new,
-            },
-            // Qwen Code: Claude's shape, Gemini's tool name, milliseconds.
-            Client::Qwen => Shape {
-                event: "PreToolUse",
-                matcher: Some("run_shell_command"),
-                command_key: "command",
-                fields: || vec![command_type(), ("timeout".into(), num(TIMEOUT_SECS * 1000))],
-                top: Vec::new,
-            },
-            // Copilot's own format: `bash`, `timeoutSec`.
-            Client::Copilot => Shape {
-                event: "preToolUse",
-                matcher: None,
-                command_key: "bash",
-                fields: || vec![command_type(), ("timeoutSec".into(), num(TIMEOUT_SECS))],
-                top: version,
-            },
-            // Cursor documents no timeout field that is known to be read.
-            Client::Cursor => Shape {
-                event: "beforeShellExecution",
-                matcher: None,
-                command_key: "command",
-                fields: Vec::new,
-                top: version,
-            },
-            // Windsurf: show the reason toolgate prints on a block.
-            Client::Windsurf => Shape {
-                event: "pre_run_command",
-                matcher: None,
-                command_key: "command",
-                fields: || vec![("show_output".into(), Json::Bool(true))],
-                top: Vec::new,
-            },
-            Client::Codex | Client::Cline | Client::OpenCode => Shape {
-                event: "",
-                matcher: None,
-                command_key: "command",
-                fields: Vec::new,
-                top: Vec::new,
-            },
+    /// The entry's fields besides the command, in the order the clients'
+    /// own examples write them: `type`, then the timeout, then flags.
+    fn fields(&self) -> Vec<(String, Json)> {
+        let mut fields = Vec::new();
+        if self.typed {
+            fields.push(("type".into(), Json::String("command".into())));
+        }
+        if let Some(t) = self.timeout {
+            let value = if t.millis {
+                TIMEOUT_SECS * 1000
+            } else {
+                TIMEOUT_SECS
+            };
+            fields.push((t.key.into(), num(value)));
+        }
+        for &(key, value) in self.flags {
+            fields.push((key.into(), Json::Bool(value)));
+        }
+        fields
+    }
+
+    /// Top-level keys a new file needs (`"version": 1`).
+    fn top(&self) -> Vec<(String, Json)> {
+        if self.versioned {
+            vec![("version".into(), num(1))]
+        } else {
+            Vec::new()
         }
     }
 
     /// toolgate's entry for `command`.
     fn entry(&self, command: &str) -> Json {
-        let mut fields = (self.fields)();
+        let mut fields = self.fields();
         let at = usize::from(fields.first().is_some_and(|(k, _)| k == "type"));
         fields.insert(at, (self.command_key.into(), Json::String(command.into())));
         Json::Object(fields)
@@ -273,11 +232,11 @@ pub(super) fn install(
 
     let doc = parse(path, &text)?;
     if doc.kind(&[]).is_none() {
-        let mut new = Json::Object((shape.top)());
+        let mut new = Json::Object(shape.top());
         new.set("hooks", event_list());
         return Ok(doc.with_root(&new));
     }
-    for (key, value) in (shape.top)() {
+    for (key, value) in shape.top() {
         if parse(path, &text)?.kind(&[Step::Key(&key)]).is_none() {
             text = edit(path, &text, |d| d.append(&[], Some(&key), &value))?;
         }
@@ -361,7 +320,7 @@ pub(super) fn uninstall(
         text = edit(path, &text, |d| d.remove(at))?;
     }
     let doc = parse(path, &text)?;
-    if !doc.has_comments() && doc.json(&[]) == Some(Json::Object((shape.top)())) {
+    if !doc.has_comments() && doc.json(&[]) == Some(Json::Object(shape.top())) {
         return Ok(None);
     }
     Ok(Some(text))
@@ -395,17 +354,25 @@ pub(super) fn commands(shape: Shape, path: &Path, text: &str) -> Result<Vec<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::{by_name, InstallShape};
+
+    fn shape_of(name: &str) -> Shape {
+        match by_name(name).and_then(|c| c.install_shape()) {
+            Some(InstallShape::Json(shape)) => Shape(shape),
+            other => panic!("{name}: {other:?}"),
+        }
+    }
 
     const OLD: &str = "/old/toolgate hook --protocol claude";
     const NEW: &str = "/new/toolgate hook --protocol claude";
 
     fn install_claude(text: &str) -> String {
-        let shape = Shape::of(Client::Claude);
+        let shape = shape_of("claude");
         install(shape, Path::new("s.json"), Some(text), NEW).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn uninstall_claude(text: &str) -> Option<String> {
-        let shape = Shape::of(Client::Claude);
+        let shape = shape_of("claude");
         uninstall(shape, Path::new("s.json"), text).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -465,7 +432,7 @@ mod tests {
 
     #[test]
     fn keys_of_the_wrong_type_are_refused_by_name() {
-        let shape = Shape::of(Client::Gemini);
+        let shape = shape_of("gemini");
         for (text, want) in [
             ("{\"hooks\": [] // c\n}", "`hooks` is not an object"),
             (

@@ -246,6 +246,7 @@ impl<'t> Doc<'t> {
     }
 
     /// The top-level value, if the text has one.
+    #[cfg(test)]
     pub fn root(&self) -> Option<&Value<'t>> {
         self.root.as_ref()
     }
@@ -620,6 +621,45 @@ impl<'t> Doc<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::json::indent_of;
+
+    /// Parses a settings file's text: JSON, with comments and trailing
+    /// commas allowed (JSONC), which are dropped. An empty text, or one of
+    /// only comments, is `null`; a number an f64 cannot hold is refused.
+    pub fn parse_json(text: &str) -> Result<Json, SyntaxError> {
+        let doc = Doc::parse(text)?;
+        if doc.root().is_none() {
+            return Ok(Json::Null);
+        }
+        doc.json(&[]).ok_or_else(|| SyntaxError {
+            line: 1,
+            column: 1,
+            message: "a number too large for toolgate to read".into(),
+        })
+    }
+
+    #[test]
+    fn key_order_and_numbers_survive_a_round_trip() {
+        for text in [
+            "{\n  \"z\": 1,\n  \"a\": [\n    true,\n    null,\n    2.5\n  ],\n  \"m\": {}\n}\n",
+            "{\n    \"b\": \"x\",\n    \"a\": -3\n}",
+        ] {
+            let doc = parse_json(text).unwrap_or(Json::Null);
+            let again = doc.render(&indent_of(text), text.ends_with('\n'));
+            assert_eq!(again, text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn comments_and_trailing_commas_are_read_past() {
+        let doc = parse_json("// c\n{\n  \"a\": [1, /* two */ 2,],\n}\n");
+        assert_eq!(
+            doc.map(|d| d.render_inline()),
+            Ok("{\"a\": [1, 2]}".to_string())
+        );
+        assert_eq!(parse_json("// nothing\n"), Ok(Json::Null));
+        assert_eq!(parse_json("\n{\n").map_err(|e| e.line), Err(2));
+    }
 
     fn entry() -> Json {
         Json::Object(vec![

@@ -32,189 +32,36 @@ use std::path::{Path, PathBuf};
 pub use error::InstallError;
 pub use file::{diff, Applied, Change};
 
-use crate::hook::Protocol;
+pub use crate::place::{Env, Scope};
+
+use crate::client::{by_name, Client, InstallShape, CLIENTS};
 
 /// How long a client waits for the hook, in seconds. The first call of a
 /// session also loads the taxonomy; a client that times out a hook mostly
 /// *runs* the command (Codex, Copilot, Qwen Code), so the limit is generous.
 pub const TIMEOUT_SECS: u64 = 30;
 
-/// A client toolgate can install its hook into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Client {
-    /// Claude Code.
-    Claude,
-    /// Codex CLI.
-    Codex,
-    /// Gemini CLI.
-    Gemini,
-    /// GitHub Copilot CLI.
-    Copilot,
-    /// Qwen Code.
-    Qwen,
-    /// Cline CLI.
-    Cline,
-    /// OpenCode (through toolgate's plugin).
-    OpenCode,
-    /// Cursor (from its documentation, unverified).
-    Cursor,
-    /// Windsurf (from its documentation, unverified).
-    Windsurf,
+/// A client toolgate can install its hook into (one with an
+/// [`InstallShape`]), by name.
+pub fn client(name: &str) -> Option<&'static dyn Client> {
+    by_name(name).filter(|c| c.install_shape().is_some())
 }
 
-impl Client {
-    /// Every client, in the README's order.
-    pub const ALL: &[Client] = &[
-        Client::Claude,
-        Client::Codex,
-        Client::Gemini,
-        Client::Copilot,
-        Client::Qwen,
-        Client::Cline,
-        Client::OpenCode,
-        Client::Cursor,
-        Client::Windsurf,
-    ];
-
-    /// The hook protocol the client speaks.
-    pub fn protocol(self) -> Protocol {
-        match self {
-            Client::Claude => Protocol::Claude,
-            Client::Codex => Protocol::Codex,
-            Client::Gemini => Protocol::Gemini,
-            Client::Copilot => Protocol::Copilot,
-            Client::Qwen => Protocol::Qwen,
-            Client::Cline => Protocol::Cline,
-            Client::OpenCode => Protocol::OpenCode,
-            Client::Cursor => Protocol::Cursor,
-            Client::Windsurf => Protocol::Windsurf,
-        }
-    }
-
-    /// The name the commands take (the protocol's).
-    pub fn name(self) -> &'static str {
-        self.protocol().name()
-    }
-
-    /// Parses a client name (any name [`Protocol::parse`] takes).
-    pub fn parse(name: &str) -> Option<Client> {
-        Client::ALL
-            .iter()
-            .copied()
-            .find(|c| Protocol::parse(name) == Some(c.protocol()))
-    }
-
-    /// Where the client reads toolgate's hook from.
-    pub fn settings_path(self, scope: &Scope, env: &Env) -> Result<PathBuf, InstallError> {
-        let home = || env.home.clone().ok_or(InstallError::NoHome);
-        Ok(match (self, scope) {
-            (Client::Claude, Scope::User) => home()?.join(".claude/settings.json"),
-            (Client::Claude, Scope::Project(d)) => d.join(".claude/settings.json"),
-            (Client::Codex, Scope::User) => home()?.join(".codex/config.toml"),
-            (Client::Codex, Scope::Project(d)) => d.join(".codex/config.toml"),
-            (Client::Gemini, Scope::User) => home()?.join(".gemini/settings.json"),
-            (Client::Gemini, Scope::Project(d)) => d.join(".gemini/settings.json"),
-            (Client::Copilot, Scope::User) => home()?.join(".copilot/hooks/toolgate.json"),
-            (Client::Copilot, Scope::Project(d)) => d.join(".github/hooks/toolgate.json"),
-            (Client::Qwen, Scope::User) => home()?.join(".qwen/settings.json"),
-            (Client::Qwen, Scope::Project(d)) => d.join(".qwen/settings.json"),
-            (Client::Cline, Scope::User) => home()?.join(".cline/hooks/PreToolUse"),
-            (Client::Cline, Scope::Project(d)) => d.join(".clinerules/hooks/PreToolUse"),
-            (Client::OpenCode, Scope::User) => {
-                env.config_home()?.join("opencode/plugins/toolgate.js")
-            }
-            (Client::OpenCode, Scope::Project(d)) => d.join(".opencode/plugins/toolgate.js"),
-            (Client::Cursor, Scope::User) => home()?.join(".cursor/hooks.json"),
-            (Client::Cursor, Scope::Project(d)) => d.join(".cursor/hooks.json"),
-            (Client::Windsurf, Scope::User) => home()?.join(".codeium/windsurf/hooks.json"),
-            (Client::Windsurf, Scope::Project(d)) => d.join(".windsurf/hooks.json"),
-        })
-    }
-
-    /// What to tell the user after installing: how the client picks the
-    /// hook up.
-    pub fn after_install(self, scope: &Scope) -> Option<&'static str> {
-        match (self, scope) {
-            (Client::Codex, _) => Some(
-                "Codex runs a new or changed hook only once you trust it: start codex and review it \
-                 with /hooks. Do not use --dangerously-bypass-hook-trust to skip that.",
-            ),
-            (Client::Copilot, Scope::Project(_)) => Some(
-                "Copilot loads repository hooks in `copilot -p` only when the folder is trusted.",
-            ),
-            (Client::OpenCode, _) => Some(
-                "Restart OpenCode to load the plugin; it needs the toolgate binary named in it.",
-            ),
-            (Client::Cursor | Client::Windsurf, _) => Some(
-                "This client's hook format is taken from its documentation and was not checked \
-                 against a running client: run `toolgate doctor` and try one command.",
-            ),
-            _ => None,
-        }
-    }
+/// The clients toolgate can install its hook into.
+pub fn clients() -> impl Iterator<Item = &'static dyn Client> {
+    CLIENTS
+        .iter()
+        .copied()
+        .filter(|c| c.install_shape().is_some())
 }
 
-/// Whose settings: the user's, or one project's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// The user's settings, under `$HOME` (or `$XDG_CONFIG_HOME`).
-    User,
-    /// A project's settings, under this directory.
-    Project(PathBuf),
-}
-
-/// The environment the paths and the hook's own settings come from, read
-/// once ([`Env::from_process`]) so that tests can give their own.
-#[derive(Clone, Debug, Default)]
-pub struct Env {
-    /// `$HOME`.
-    pub home: Option<PathBuf>,
-    /// `$XDG_CONFIG_HOME`.
-    pub xdg_config_home: Option<PathBuf>,
-    /// `$TOOLGATE_CONFIG`.
-    pub toolgate_config: Option<PathBuf>,
-    /// `$TOOLGATE_MODE`.
-    pub toolgate_mode: Option<String>,
-    /// `$TOOLGATE_PROFILE`.
-    pub toolgate_profile: Option<String>,
-    /// `$TOOLGATE_HEADLESS` is set and not `0` or `false`.
-    pub toolgate_headless: bool,
-}
-
-impl Env {
-    /// Reads the process environment (blank values count as unset, as in
-    /// the hook).
-    pub fn from_process() -> Env {
-        let var = |n: &str| std::env::var(n).ok().filter(|v| !v.trim().is_empty());
-        Env {
-            home: var("HOME").map(PathBuf::from),
-            xdg_config_home: var("XDG_CONFIG_HOME").map(PathBuf::from),
-            toolgate_config: var("TOOLGATE_CONFIG").map(PathBuf::from),
-            toolgate_mode: var("TOOLGATE_MODE"),
-            toolgate_profile: var("TOOLGATE_PROFILE"),
-            toolgate_headless: var("TOOLGATE_HEADLESS").is_some_and(|v| v != "0" && v != "false"),
-        }
-    }
-
-    /// `$XDG_CONFIG_HOME`, else `~/.config`.
-    pub fn config_home(&self) -> Result<PathBuf, InstallError> {
-        match (&self.xdg_config_home, &self.home) {
-            (Some(x), _) => Ok(x.clone()),
-            (None, Some(h)) => Ok(h.join(".config")),
-            (None, None) => Err(InstallError::NoHome),
-        }
-    }
-
-    /// The config file the hook reads when its command gives none:
-    /// `$TOOLGATE_CONFIG`, else `toolgate/config.toml` in
-    /// [`config_home`](Env::config_home) when it exists.
-    pub fn toolgate_config_path(&self) -> Option<PathBuf> {
-        if let Some(p) = &self.toolgate_config {
-            return Some(p.clone());
-        }
-        let p = self.config_home().ok()?.join("toolgate/config.toml");
-        p.is_file().then_some(p)
-    }
+/// Where `client` reads toolgate's hook from.
+pub fn settings_path(
+    client: &dyn Client,
+    scope: &Scope,
+    env: &Env,
+) -> Result<PathBuf, InstallError> {
+    client.settings_path(scope, env).ok_or(InstallError::NoHome)
 }
 
 /// The hook to install: which binary, and the mode or profile it is given.
@@ -231,12 +78,12 @@ pub struct HookSpec {
 impl HookSpec {
     /// The command line the client runs, shell-quoted: clients run hook
     /// commands through a shell.
-    pub fn command(&self, protocol: Protocol) -> String {
+    pub fn command(&self, client: &dyn Client) -> String {
         let mut words = vec![
             self.binary.to_string_lossy().into_owned(),
             "hook".into(),
             "--protocol".into(),
-            protocol.name().into(),
+            client.name().into(),
         ];
         if let Some(m) = &self.mode {
             words.extend(["--mode".into(), m.clone()]);
@@ -263,53 +110,74 @@ pub fn is_toolgate_command(command: &str) -> bool {
 
 /// Plans installing `spec` for `client` in `scope`.
 pub fn plan_install(
-    client: Client,
+    client: &dyn Client,
     scope: &Scope,
     env: &Env,
     spec: &HookSpec,
 ) -> Result<Change, InstallError> {
-    let path = client.settings_path(scope, env)?;
+    let shape = client.install_shape().ok_or_else(|| {
+        InstallError::BadChoice(format!("toolgate does not install into {}", client.title()))
+    })?;
+    let path = settings_path(client, scope, env)?;
     let old = file::read(&path)?;
-    let command = spec.command(client.protocol());
-    let new = match client {
-        Client::Codex => Some(codex::install(&path, old.as_deref(), &command)?),
-        Client::Cline => Some(script::install_cline(&path, old.as_deref(), &command)?),
-        Client::OpenCode => Some(script::install_opencode(&path, old.as_deref(), spec)?),
-        _ => Some(json_hooks::install(
-            json_hooks::Shape::of(client),
-            &path,
-            old.as_deref(),
-            &command,
-        )?),
+    let command = spec.command(client);
+    let new = match shape {
+        InstallShape::CodexToml => codex::install(&path, old.as_deref(), &command)?,
+        InstallShape::Script => script::install_cline(&path, old.as_deref(), &command)?,
+        InstallShape::OpenCodePlugin => script::install_opencode(&path, old.as_deref(), spec)?,
+        InstallShape::Json(shape) => {
+            json_hooks::install(json_hooks::Shape(shape), &path, old.as_deref(), &command)?
+        }
     };
-    Ok(Change::new(path, old, new, client == Client::Cline))
+    Ok(Change::new(path, old, Some(new), is_script(shape)))
+}
+
+/// A hook that is itself an executable file (Cline's).
+fn is_script(shape: InstallShape) -> bool {
+    matches!(shape, InstallShape::Script)
 }
 
 /// Plans removing toolgate's hook for `client` from `scope`. A file that
 /// held nothing but toolgate's hook is removed.
-pub fn plan_uninstall(client: Client, scope: &Scope, env: &Env) -> Result<Change, InstallError> {
-    let path = client.settings_path(scope, env)?;
+pub fn plan_uninstall(
+    client: &dyn Client,
+    scope: &Scope,
+    env: &Env,
+) -> Result<Change, InstallError> {
+    let shape = client.install_shape().ok_or_else(|| {
+        InstallError::BadChoice(format!("toolgate does not install into {}", client.title()))
+    })?;
+    let path = settings_path(client, scope, env)?;
     let old = file::read(&path)?;
-    let new = match (&old, client) {
+    let new = match (&old, shape) {
         (None, _) => None,
-        (Some(text), Client::Codex) => codex::uninstall(&path, text)?,
-        (Some(text), Client::Cline | Client::OpenCode) => script::uninstall(text),
-        (Some(text), _) => json_hooks::uninstall(json_hooks::Shape::of(client), &path, text)?,
+        (Some(text), InstallShape::CodexToml) => codex::uninstall(&path, text)?,
+        (Some(text), InstallShape::Script | InstallShape::OpenCodePlugin) => {
+            script::uninstall(text)
+        }
+        (Some(text), InstallShape::Json(shape)) => {
+            json_hooks::uninstall(json_hooks::Shape(shape), &path, text)?
+        }
     };
-    Ok(Change::new(path, old, new, client == Client::Cline))
+    Ok(Change::new(path, old, new, is_script(shape)))
 }
 
 /// The toolgate hook commands `client`'s file at `path` holds (its text
 /// `text`), for `doctor`.
 pub fn installed_commands(
-    client: Client,
+    client: &dyn Client,
     path: &Path,
     text: &str,
 ) -> Result<Vec<String>, InstallError> {
-    match client {
-        Client::Codex => codex::commands(path, text),
-        Client::Cline | Client::OpenCode => Ok(script::command(text).into_iter().collect()),
-        _ => json_hooks::commands(json_hooks::Shape::of(client), path, text),
+    match client.install_shape() {
+        Some(InstallShape::CodexToml) => codex::commands(path, text),
+        Some(InstallShape::Script | InstallShape::OpenCodePlugin) => {
+            Ok(script::command(text).into_iter().collect())
+        }
+        Some(InstallShape::Json(shape)) => {
+            json_hooks::commands(json_hooks::Shape(shape), path, text)
+        }
+        None => Ok(Vec::new()),
     }
 }
 
@@ -345,7 +213,7 @@ mod tests {
             mode: Some("balanced".into()),
             profile: None,
         };
-        let command = spec.command(Protocol::Claude);
+        let command = spec.command(crate::client::CLIENTS[0]);
         assert_eq!(
             command,
             "'/home/a b/toolgate' hook --protocol claude --mode balanced"

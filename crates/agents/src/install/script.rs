@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::{is_toolgate_command, HookSpec, InstallError};
-use crate::hook::{Protocol, OPENCODE_PLUGIN};
+use crate::client::{by_name, OPENCODE_PLUGIN};
 
 /// The marker line's start, after the comment sign.
 const MARKER: &str = "toolgate hook, written by `toolgate install`: ";
@@ -58,7 +58,8 @@ pub(super) fn install_opencode(
     old: Option<&str>,
     spec: &HookSpec,
 ) -> Result<String, InstallError> {
-    let command_line = spec.command(Protocol::OpenCode);
+    let opencode = by_name("opencode").ok_or(InstallError::BadChoice("opencode".into()))?;
+    let command_line = spec.command(opencode);
     refuse_foreign(path, old, &command_line)?;
     let (bin, args) = opencode_patch(spec);
     let plugin = OPENCODE_PLUGIN

@@ -7,12 +7,17 @@ use serde::{Deserialize, Serialize};
 use crate::label::{Class, Label, Origin};
 
 /// What happens to a tool call. The order is restrictiveness
-/// (`Allow < Ask < Deny`), so the most restrictive of several is their max.
+/// (`Allow < NoOpinion < Ask < Deny`), so the most restrictive of several
+/// is their max.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Run it.
     Allow,
+    /// Leave it to the client's own permission flow, as if no hook had
+    /// run (for Claude Code: no decision at all, so the user's own
+    /// permission rules and prompts apply).
+    NoOpinion,
     /// Ask a person first.
     Ask,
     /// Do not run it.
@@ -24,6 +29,7 @@ impl Decision {
     pub fn as_str(self) -> &'static str {
         match self {
             Decision::Allow => "allow",
+            Decision::NoOpinion => "no_opinion",
             Decision::Ask => "ask",
             Decision::Deny => "deny",
         }

@@ -20,7 +20,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{cline, copilot, cursor, opencode, windsurf, Protocol};
+use super::{by_name, Client};
 
 /// The part of a payload the gate needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,26 +46,9 @@ pub struct Request {
     pub cwd: Option<String>,
 }
 
-/// Reads a payload as `protocol` sends it; the error is a reason for a
-/// fail-closed answer.
-pub fn parse_request(protocol: Protocol, payload: &Value) -> Result<Request, String> {
-    match protocol {
-        Protocol::Copilot => copilot::parse(payload),
-        Protocol::Cline => cline::parse(payload),
-        Protocol::OpenCode => opencode::parse(payload),
-        Protocol::Cursor => cursor::parse(payload),
-        Protocol::Windsurf => windsurf::parse(payload),
-        Protocol::Claude
-        | Protocol::Codex
-        | Protocol::Gemini
-        | Protocol::Qwen
-        | Protocol::DockerAgent => parse_common(payload),
-    }
-}
-
 /// Reads the common snake_case shape (`tool_name`, `tool_input`, `cwd`,
 /// `hook_event_name`).
-pub(super) fn parse_common(payload: &Value) -> Result<Request, String> {
+pub fn parse_common(payload: &Value) -> Result<Request, String> {
     let obj = object(payload)?;
     Ok(Request {
         tool_name: tool_name(obj, "tool_name")?,
@@ -77,14 +60,14 @@ pub(super) fn parse_common(payload: &Value) -> Result<Request, String> {
 }
 
 /// The payload as an object.
-pub(super) fn object(payload: &Value) -> Result<&Map<String, Value>, String> {
+pub fn object(payload: &Value) -> Result<&Map<String, Value>, String> {
     payload
         .as_object()
         .ok_or_else(|| "the hook payload is not a JSON object".to_string())
 }
 
 /// A tool name under `key`: a non-blank string.
-pub(super) fn tool_name(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
+pub fn tool_name(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
     match obj.get(key) {
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
         Some(Value::String(_)) => Err(format!("`{key}` is empty")),
@@ -95,7 +78,7 @@ pub(super) fn tool_name(obj: &Map<String, Value>, key: &str) -> Result<String, S
 
 /// Tool arguments under `key`: an object, or none at all (an empty object,
 /// which a shell call then fails on for want of a command).
-pub(super) fn tool_input(obj: &Map<String, Value>, key: &str) -> Result<Value, String> {
+pub fn tool_input(obj: &Map<String, Value>, key: &str) -> Result<Value, String> {
     match obj.get(key) {
         Some(v @ Value::Object(_)) => Ok(v.clone()),
         Some(Value::Null) | None => Ok(Value::Object(Map::new())),
@@ -104,7 +87,7 @@ pub(super) fn tool_input(obj: &Map<String, Value>, key: &str) -> Result<Value, S
 }
 
 /// A shell command under `key`: a non-blank string.
-pub(super) fn command(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
+pub fn command(obj: &Map<String, Value>, key: &str) -> Result<String, String> {
     match obj.get(key) {
         Some(Value::String(s)) if !s.trim().is_empty() => Ok(s.clone()),
         Some(Value::String(_)) => Err("the shell call has an empty command".into()),
@@ -114,7 +97,7 @@ pub(super) fn command(obj: &Map<String, Value>, key: &str) -> Result<String, Str
 }
 
 /// A string value, if it is one.
-pub(super) fn text(v: Option<&Value>) -> Option<String> {
+pub fn text(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(String::from)
 }
 
@@ -125,7 +108,7 @@ pub(super) fn text(v: Option<&Value>) -> Option<String> {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolgate_agents::hook::wire::session_id;
+/// use toolgate_agents::client::session_id;
 /// assert_eq!(session_id(&json!({"session_id": "s1"})).as_deref(), Some("s1"));
 /// assert_eq!(session_id(&json!({"input": {"sessionID": "o2"}})).as_deref(), Some("o2"));
 /// assert_eq!(session_id(&json!({"session_id": 7})), None);
@@ -150,16 +133,17 @@ pub fn session_id(payload: &Value) -> Option<String> {
 
 /// A directory, if it is an absolute path: a relative one says nothing
 /// about where the absolute paths of a command are.
-pub(super) fn absolute(v: Option<&Value>) -> Option<String> {
+pub fn absolute(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str)
         .filter(|c| c.starts_with('/'))
         .map(String::from)
 }
 
-/// Guesses the protocol from a payload, by what only one client sends
+/// Guesses the client from a payload, by what only one client sends
 /// (each rule says which), in an order that keeps the rules apart;
 /// everything else is read as Claude Code.
-pub fn detect(payload: &Value) -> Protocol {
+pub fn detect(payload: &Value) -> &'static dyn Client {
+    let named = |name: &str| by_name(name).unwrap_or(&super::claude::ClaudeCode);
     let has = |key: &str| payload.get(key).is_some();
     let event = payload.get("hook_event_name").and_then(Value::as_str);
     let tool = payload.get("tool_name").and_then(Value::as_str);
@@ -167,48 +151,48 @@ pub fn detect(payload: &Value) -> Protocol {
 
     // Windsurf names its action in `agent_action_name`.
     if has("agent_action_name") {
-        return Protocol::Windsurf;
+        return named("windsurf");
     }
 
     // Cline's keys are camelCase and its own.
     if has("hookName") || has("preToolUse") || has("clineVersion") {
-        return Protocol::Cline;
+        return named("cline");
     }
 
     // toolgate's OpenCode plugin sends OpenCode's `input` and `output`.
     if payload.get("input").is_some_and(Value::is_object)
         && payload.get("output").is_some_and(Value::is_object)
     {
-        return Protocol::OpenCode;
+        return named("opencode");
     }
 
     // Copilot's own format: camelCase `toolName` and `toolArgs`.
     if has("toolName") || has("toolArgs") {
-        return Protocol::Copilot;
+        return named("copilot");
     }
 
     // Cursor's shell event (Cursor also sends `model`, hence before Codex).
     if event == Some("beforeShellExecution") || has("cursor_version") {
-        return Protocol::Cursor;
+        return named("cursor");
     }
 
     // Qwen Code: Gemini's shell tool name with Claude's event.
     if tool == Some("run_shell_command") && event == Some("PreToolUse") {
-        return Protocol::Qwen;
+        return named("qwen");
     }
 
     if event == Some("BeforeTool") || tool == Some("run_shell_command") {
-        return Protocol::Gemini;
+        return named("gemini");
     }
 
     if has("turn_id") || has("model") {
-        return Protocol::Codex;
+        return named("codex");
     }
 
     // Copilot's Claude-format payload has a `timestamp` and no
     // `transcript_path`, which Claude Code always sends.
     if event == Some("PreToolUse") && has("timestamp") && !has("transcript_path") {
-        return Protocol::Copilot;
+        return named("copilot");
     }
 
     // The seed runtime's shell tool is `shell` with `cmd`, and its events
@@ -218,10 +202,10 @@ pub fn detect(payload: &Value) -> Protocol {
         || event
             .is_some_and(|e| e.contains('_') || e.chars().next().is_some_and(char::is_lowercase))
     {
-        return Protocol::DockerAgent;
+        return named("docker-agent");
     }
 
-    Protocol::Claude
+    named("claude")
 }
 
 #[cfg(test)]
@@ -232,72 +216,73 @@ mod tests {
 
     #[test]
     fn each_clients_shape_is_detected() {
-        let is = |payload: Value, want: Protocol| assert_eq!(detect(&payload), want, "{payload}");
+        let is =
+            |payload: Value, want: &str| assert_eq!(detect(&payload).name(), want, "{payload}");
 
         is(
             json!({"agent_action_name": "pre_run_command", "tool_info": {"command_line": "ls"}}),
-            Protocol::Windsurf,
+            "windsurf",
         );
 
         is(
             json!({"hookName": "tool_call", "preToolUse": {"toolName": "run_commands"}}),
-            Protocol::Cline,
+            "cline",
         );
 
         is(
             json!({"input": {"tool": "bash"}, "output": {"args": {"command": "ls"}}}),
-            Protocol::OpenCode,
+            "opencode",
         );
         // An `input` that is not the plugin's object is not OpenCode.
         is(
             json!({"input": "x", "output": {}, "tool_name": "Bash"}),
-            Protocol::Claude,
+            "claude",
         );
 
         is(
             json!({"toolName": "bash", "toolArgs": {"command": "ls"}, "cwd": "/p"}),
-            Protocol::Copilot,
+            "copilot",
         );
         is(
             json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "timestamp": "t"}),
-            Protocol::Copilot,
+            "copilot",
         );
 
         is(
             json!({"hook_event_name": "beforeShellExecution", "command": "ls", "model": "m"}),
-            Protocol::Cursor,
+            "cursor",
         );
 
         is(
             json!({"hook_event_name": "PreToolUse", "tool_name": "run_shell_command",
                    "timestamp": "t", "transcript_path": "/t"}),
-            Protocol::Qwen,
+            "qwen",
         );
 
         is(
             json!({"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"}),
-            Protocol::Gemini,
+            "gemini",
         );
         is(
             json!({"tool_name": "run_shell_command", "tool_input": {"command": "ls"}}),
-            Protocol::Gemini,
+            "gemini",
         );
         is(
             json!({"hook_event_name": "PreToolUse", "turn_id": "t", "tool_name": "Bash"}),
-            Protocol::Codex,
+            "codex",
         );
         is(
             json!({"hook_event_name": "PreToolUse", "tool_name": "Bash", "timestamp": "t",
                    "transcript_path": "/t"}),
-            Protocol::Claude,
+            "claude",
         );
         is(
             json!({"hook_event_name": "PreToolUse", "tool_name": "Bash"}),
-            Protocol::Claude,
+            "claude",
         );
         is(
             json!({"hook_event_name": "pre_tool_use", "tool_name": "shell"}),
-            Protocol::DockerAgent,
+            "docker-agent",
         );
     }
 

@@ -29,53 +29,130 @@
 //! describes gets `{"cancel": false}`, which leaves it to Cline's own
 //! approval, so that a file read does not end the run.
 
-use serde_json::{json, Map, Value};
+use std::path::PathBuf;
 
-use super::wire::{self, Request};
-use super::Answer;
+use serde_json::{json, Map, Value};
 use toolgate_core::gate::Decision;
 
-/// Reads the payload: `preToolUse` (or, without it, `tool_call`), the
-/// working directory from `workspaceInfo.rootPath` or the first of
-/// `workspaceRoots`.
-pub fn parse(payload: &Value) -> Result<Request, String> {
-    let obj = wire::object(payload)?;
-    let (call, name_key, params_key) = match (obj.get("preToolUse"), obj.get("tool_call")) {
-        (Some(Value::Object(call)), _) => (call, "toolName", "parameters"),
-        (Some(_), _) => return Err("`preToolUse` is not an object".into()),
-        (None, Some(Value::Object(call))) => (call, "name", "input"),
-        (None, _) => return Err("the payload has no `preToolUse`".into()),
-    };
-    let tool_name = wire::tool_name(call, name_key)?;
-    let tool_input = wire::tool_input(call, params_key)?;
-    let params = tool_input.as_object().cloned().unwrap_or_default();
-    let commands = match tool_name.as_str() {
-        "run_commands" => Some(commands(&params)?),
-        "execute_command" => Some(vec![wire::command(&params, "command")?]),
-        _ => None,
-    };
-    let root = obj
-        .get("workspaceInfo")
-        .and_then(|w| wire::absolute(w.get("rootPath")));
-    let first_root = || {
-        obj.get("workspaceRoots")
-            .and_then(Value::as_array)
-            .and_then(|roots| wire::absolute(roots.first()))
-    };
-    Ok(Request {
-        tool_name,
-        tool_input,
-        commands,
-        event: wire::text(obj.get("hookName")),
-        cwd: root.or_else(first_root),
-    })
+use super::payload::{self, Request};
+use super::{Answer, Call, Client, InstallShape, Outcome};
+use crate::place::{Env, Scope};
+
+/// Cline CLI.
+pub struct Cline;
+
+impl Client for Cline {
+    fn name(&self) -> &'static str {
+        "cline"
+    }
+
+    fn title(&self) -> &'static str {
+        "Cline"
+    }
+
+    fn parse(&self, value: &Value) -> Result<Request, String> {
+        let obj = payload::object(value)?;
+        let (call, name_key, params_key) = match (obj.get("preToolUse"), obj.get("tool_call")) {
+            (Some(Value::Object(call)), _) => (call, "toolName", "parameters"),
+            (Some(_), _) => return Err("`preToolUse` is not an object".into()),
+            (None, Some(Value::Object(call))) => (call, "name", "input"),
+            (None, _) => return Err("the payload has no `preToolUse`".into()),
+        };
+        let tool_name = payload::tool_name(call, name_key)?;
+        let tool_input = payload::tool_input(call, params_key)?;
+        let params = tool_input.as_object().cloned().unwrap_or_default();
+        let commands = match tool_name.as_str() {
+            "run_commands" => Some(commands(&params)?),
+            "execute_command" => Some(vec![payload::command(&params, "command")?]),
+            _ => None,
+        };
+        let root = obj
+            .get("workspaceInfo")
+            .and_then(|w| payload::absolute(w.get("rootPath")));
+        let first_root = || {
+            obj.get("workspaceRoots")
+                .and_then(Value::as_array)
+                .and_then(|roots| payload::absolute(roots.first()))
+        };
+        Ok(Request {
+            tool_name,
+            tool_input,
+            commands,
+            event: payload::text(obj.get("hookName")),
+            cwd: root.or_else(first_root),
+        })
+    }
+
+    /// The commands of a `run_commands` call. Cline hands the hook the array
+    /// as JSON text; an array that is already an array is taken as it is. Text
+    /// that is not a JSON array of strings is read as one command: that is
+    /// what a model that sent a plain string meant, and the classifier judges
+    /// it like any other command.
+
+    fn answer(&self, decision: Decision, reason: &str, _call: &Call<'_>) -> Answer {
+        let why = match decision {
+            Decision::Allow | Decision::NoOpinion => return no_opinion(),
+            Decision::Deny => format!("{reason} (cancelled: this ends the Cline run)"),
+            Decision::Ask => format!(
+                "{reason} (needs confirmation, which Cline hooks cannot ask for: cancelled, \
+                 which ends the Cline run)"
+            ),
+        };
+        Answer {
+            stderr: format!("{why}\n"),
+            ..Answer::json(json!({ "cancel": true }))
+        }
+    }
+
+    fn no_opinion(&self) -> Option<Answer> {
+        Some(no_opinion())
+    }
+
+    fn fail_closed(&self, _headless: bool) -> Decision {
+        Decision::Deny
+    }
+
+    fn sees_every_tool(&self) -> bool {
+        true
+    }
+
+    fn hooks_file_edits(&self) -> bool {
+        true
+    }
+
+    fn outcome(&self, answer: &Answer) -> Outcome {
+        match answer.last_json().get("cancel") {
+            Some(Value::Bool(true)) => Outcome::Blocked,
+            Some(Value::Bool(false)) => Outcome::Runs,
+            _ => Outcome::NoDecision,
+        }
+    }
+
+    fn sample_payload(&self, command: &str, cwd: &str) -> Value {
+        json!({
+            "clineVersion": "", "taskId": "toolgate-doctor", "workspaceRoots": [cwd],
+            "workspaceInfo": {"rootPath": cwd}, "hookName": "tool_call",
+            "preToolUse": {"toolName": "run_commands",
+                           "parameters": {"commands": Value::from(vec![command]).to_string()}}})
+    }
+
+    fn settings_path(&self, scope: &Scope, env: &Env) -> Option<PathBuf> {
+        Some(match scope {
+            Scope::User => env.home.as_ref()?.join(".cline/hooks/PreToolUse"),
+            Scope::Project(d) => d.join(".clinerules/hooks/PreToolUse"),
+        })
+    }
+
+    fn install_shape(&self) -> Option<InstallShape> {
+        Some(InstallShape::Script)
+    }
 }
 
-/// The commands of a `run_commands` call. Cline hands the hook the array
-/// as JSON text; an array that is already an array is taken as it is. Text
-/// that is not a JSON array of strings is read as one command: that is
-/// what a model that sent a plain string meant, and the classifier judges
-/// it like any other command.
+/// `{"cancel": false}`: Cline's own approval decides.
+fn no_opinion() -> Answer {
+    Answer::json(json!({ "cancel": false }))
+}
+
 fn commands(params: &Map<String, Value>) -> Result<Vec<String>, String> {
     let list = match params.get("commands") {
         Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
@@ -109,25 +186,6 @@ fn strings(items: &[Value]) -> Result<Vec<String>, String> {
 
 /// Renders a decision: allow is `{"cancel": false}`; ask and deny cancel,
 /// with the reason on stderr.
-pub fn answer(decision: Decision, reason: &str) -> Answer {
-    let why = match decision {
-        Decision::Allow => return no_opinion(),
-        Decision::Deny => format!("{reason} (cancelled: this ends the Cline run)"),
-        Decision::Ask => format!(
-            "{reason} (needs confirmation, which Cline hooks cannot ask for: cancelled, \
-             which ends the Cline run)"
-        ),
-    };
-    Answer {
-        stderr: format!("{why}\n"),
-        ..Answer::json(json!({ "cancel": true }))
-    }
-}
-
-/// The answer that lets a call go on to Cline's own approval.
-pub fn no_opinion() -> Answer {
-    Answer::json(json!({ "cancel": false }))
-}
 
 #[cfg(test)]
 mod tests {

@@ -6,7 +6,9 @@
 // throw blocks it, and the tool part ends as an error with the message. So
 // this plugin runs `toolgate hook --protocol opencode` with
 // `{input, output, directory}` as JSON on stdin and lets the call run only
-// when toolgate exits 0 with `{"decision": "allow", ...}` on stdout.
+// when toolgate exits 0 with `{"decision": "allow", ...}` on stdout, or
+// leaves it to OpenCode's own permissions (`bash` in the `permission`
+// settings) when toolgate has no opinion (`{"decision": "no_opinion"}`).
 // Everything else blocks: ask (a plugin cannot ask a person), deny, output
 // that is not that JSON, a non-zero exit, a toolgate that cannot be
 // started, and a toolgate that does not answer in time. A hook that never
@@ -94,7 +96,8 @@ function runToolgate(payload, { bin, timeoutMs }) {
   });
 }
 
-// Reads the answer: a reason to block, or null for a clean allow.
+// Reads the answer: a reason to block, or null for a clean allow or no
+// opinion (OpenCode's own permissions then decide).
 function blockReason(stdout) {
   let answer;
   try {
@@ -108,6 +111,7 @@ function blockReason(stdout) {
   const reason = typeof answer.reason === "string" && answer.reason ? answer.reason : "no reason given";
   switch (answer.decision) {
     case "allow":
+    case "no_opinion":
       return null;
     case "deny":
       return `denied: ${reason}`;
