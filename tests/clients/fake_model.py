@@ -51,8 +51,8 @@ WRITE_TOOLS = [
 ]
 
 PATH_KEYS = ["file_path", "filePath", "absolute_path", "path", "file", "filename",
-             "target_file"]
-CONTENT_KEYS = ["content", "file_text", "text", "contents", "new_content"]
+             "target_file", "files"]
+CONTENT_KEYS = ["content", "file_text", "text", "contents", "new_content", "new_text"]
 COMMAND_KEYS = ["command", "cmd", "commands"]
 
 
@@ -107,7 +107,11 @@ def _fill(schema, action, tool_name):
                 args[key] = cmd
         elif action["kind"] in ("read", "write") and key in PATH_KEYS:
             if typ == "array":
-                args[key] = [action["path"]]
+                item = spec.get("items") or {}
+                if item.get("type") == "object" and "path" in (item.get("properties") or {}):
+                    args[key] = [{"path": action["path"]}]
+                else:
+                    args[key] = [action["path"]]
             else:
                 args[key] = action["path"]
         elif action["kind"] in ("read", "write") and key == "paths":

@@ -721,6 +721,26 @@ ADAPTERS = {c.name: c() for c in (Claude, Codex, Gemini, Copilot, Qwen, Cline, O
 
 # ------------------------------------------------------------------ running
 
+def end_leftovers(home):
+    """SIGTERM the processes whose environment has HOME=<home> (started by this run)."""
+    needle = ("HOME=%s" % home).encode()
+    ended = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or int(d.name) == os.getpid():
+            continue
+        try:
+            env = (d / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if needle in env:
+            try:
+                os.kill(int(d.name), signal.SIGTERM)
+                ended.append(int(d.name))
+            except OSError:
+                pass
+    return ended
+
+
 def run_one(client, name, action="shell", answer="none", perm="default", mode=None,
             hook_cmd=None, timeout=120, save_payload_dir=None):
     ad = ADAPTERS[client]
@@ -753,11 +773,13 @@ def run_one(client, name, action="shell", answer="none", perm="default", mode=No
                         pass
                     rc = p.wait()
         seconds = round(time.time() - t0, 1)
-        # a client may leave a daemon behind in its session (cline's hub): end it
+        # a client may leave a daemon behind (cline's hub detaches into its own
+        # session): end every process still running with this run's HOME
         try:
             os.killpg(p.pid, signal.SIGTERM)
         except (ProcessLookupError, PermissionError):
             pass
+        end_leftovers(run.home)
     finally:
         fm.stop()
     stdout = (run.dir / "stdout.txt").read_text(errors="replace")
@@ -882,8 +904,9 @@ def matrix(client):
         add("settingsallow-none", answer="none", perm="settings-allow", mode="auto-edit")
         for a in ["none", "allow"]:
             add("deny-" + a, answer=a, perm="deny", mode="yolo")
-        for m in Qwen.modes:
-            add("mode-" + m, answer="none", mode=m)
+        for m in Qwen.modes:  # read_file is registered in every mode
+            add("mode-" + m, action="read", answer="none", mode=m)
+        add("mode-unset", action="read", answer="none")
         add("destructive-none", action="destructive", answer="none", perm="allow",
             mode="auto-edit")
         add("read-none", action="read", answer="none")
