@@ -460,11 +460,13 @@ impl<'c, 's> Walk<'c, 's> {
                 Nested::Sql { client, text } => {
                     self.refuse_safe_with(|| format!("sends SQL to {client}"));
                     let mut hits = Vec::new();
+                    // Keywords in literals and comments are data.
+                    let code = normalize::executable_sql(&text);
                     if let Err(e) = self
                         .c
                         .matcher
                         .sql
-                        .matches_into(&self.c.tax, &text, &mut hits)
+                        .matches_into(&self.c.tax, &code, &mut hits)
                     {
                         self.refuse_safe_with(|| format!("taxonomy error: {e}"));
                     }

@@ -7,11 +7,14 @@
 //!   vectors, interpreter code, SQL.
 //! * [`canonical`] renders an invocation in the token form the taxonomy's
 //!   patterns match.
+//! * [`executable_sql`] masks the SQL a database only carries as data
+//!   (literals, comments) before the SQL entries search it.
 
 mod canonical;
 mod code_strings;
 mod invocation;
 mod runners;
+mod sql_text;
 
 pub use crate::shell::command_name;
 pub use canonical::{
@@ -20,3 +23,4 @@ pub use canonical::{
 pub use code_strings::{list_to_command, shell_strings};
 pub use invocation::{peel, Invocation, MAX_WRAPPERS};
 pub use runners::{is_interpreter, mentions_downloader, nested, Nested, DOWNLOADERS, SHELLS};
+pub use sql_text::executable_sql;
