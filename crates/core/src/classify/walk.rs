@@ -80,6 +80,10 @@ pub(super) struct Walk<'c, 's> {
     /// An earlier `cd` went where nobody can follow (`cd "$X"`, `cd -`):
     /// a relative path lands who knows where.
     pub(super) lost: bool,
+    /// The command line names POSIXLY_CORRECT (`POSIXLY_CORRECT=1 shred
+    /// -u x --help`, an `export` before): GNU getopt then stops at the
+    /// first operand, and a later `--help` is an operand.
+    pub(super) posixly_correct: bool,
 }
 
 impl<'c, 's> Walk<'c, 's> {
@@ -111,6 +115,7 @@ impl<'c, 's> Walk<'c, 's> {
             span: None,
             moved_to: None,
             lost: false,
+            posixly_correct: false,
         }
     }
 
@@ -276,6 +281,13 @@ impl<'c, 's> Walk<'c, 's> {
         if !cmd.assignments.is_empty() {
             self.refuse_safe("sets environment variables for the command");
         }
+        if !self.posixly_correct {
+            self.posixly_correct = cmd
+                .assignments
+                .iter()
+                .chain(&cmd.words)
+                .any(|w| w.text.contains("POSIXLY_CORRECT"));
+        }
         if cmd.words.is_empty() {
             return;
         }
@@ -348,17 +360,23 @@ impl<'c, 's> Walk<'c, 's> {
         let spec = normalize::command_spec(&inv, tax);
         let name = normalize::matched_name(&inv, spec);
         // `rm --help` prints text and exits: no destructive entry applies.
-        // (Asked only when the last word could be a help word at all.)
+        // (Asked only when the last word could be a help word at all.) Nor
+        // to `shred -u notes.txt --help` or `git rebase --onto main -h`,
+        // whose parsers honour the help word wherever an option may stand
+        // (unless the command line sets POSIXLY_CORRECT, which stops GNU
+        // getopt's permutation). Lifted out of destructive, such a call is
+        // unknown unless its spec explains it (`safe.rs`).
         let help = inv.plain_name
-            && inv.args.len() <= 3
-            && inv
-                .args
-                .last()
-                .is_some_and(|w| crate::spec::could_be_help(&w.text))
-            && {
-                let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
-                crate::spec::help_form(&tax.specs, &inv.name, &args)
-            };
+            && ((inv.args.len() <= 3
+                && inv
+                    .args
+                    .last()
+                    .is_some_and(|w| crate::spec::could_be_help(&w.text))
+                && {
+                    let args: Vec<&str> = inv.args.iter().map(|w| w.text.as_str()).collect();
+                    crate::spec::help_form(&tax.specs, &inv.name, &args)
+                })
+                || (!self.posixly_correct && normalize::asks_for_help(&inv, spec, tax)));
         let destructive = if help {
             Default::default()
         } else {
@@ -377,7 +395,11 @@ impl<'c, 's> Walk<'c, 's> {
                 broken.push(e);
             }
         }
-        let line_groups = m.line_groups(&inv.name);
+        let line_groups = if help {
+            Default::default()
+        } else {
+            m.line_groups(&inv.name)
+        };
         let display = (self.explain || m.has_line_rules(&line_groups)).then(|| inv.display());
         if let Some(line) = &display {
             if let Err(e) = m.line_matches(tax, &line_groups, line, &mut hits) {

@@ -189,6 +189,64 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
     canonical_with(inv, command_spec(inv, tax), tax, buf)
 }
 
+/// Whether an invocation asks for help or a version in a way its command's
+/// parser honours wherever an option may stand (`help` in
+/// `commands.toml`, the deepest subcommand path's list): such a call prints
+/// text and exits, whatever the rest of its words would do.
+///
+/// The help word must stand where an option does: before any `--`
+/// (`git checkout -f -- -h` discards the path `-h`), literal, and not
+/// after a word that could take it as a value. An option word before it
+/// might (`git commit -m -h` commits with the message `-h`), and so might
+/// whatever a word the shell expands turns into; an operand cannot.
+pub fn asks_for_help(inv: &Invocation<'_>, spec: Option<&CommandSpec>, tax: &Taxonomy) -> bool {
+    // Most commands hold no help word at all: settled without a lookup.
+    if !inv
+        .args
+        .iter()
+        .any(|w| tax.help_words.iter().any(|h| *h == w.text.as_str()))
+    {
+        return false;
+    }
+    let mut specs = Specs::with(spec, &inv.name);
+    // The word before could take this one as its value.
+    let mut after_option = false;
+    // The word before was a known option's value.
+    let mut value_next = false;
+    for w in inv.args.iter() {
+        let t = w.text.as_str();
+        if t == "--" {
+            return false;
+        }
+        if !w.literal {
+            after_option = true;
+            value_next = false;
+            continue;
+        }
+        if looks_like_option(t) {
+            let honours = specs
+                .specs()
+                .filter(|s| !s.help.is_empty())
+                .last()
+                .is_some_and(|s| s.help.contains(t));
+            if honours && !after_option {
+                return true;
+            }
+            // `--name=value` carries its value; any other option word
+            // might take the next one.
+            after_option = !t.contains('=');
+            value_next = after_option && specs.takes_value(t);
+            continue;
+        }
+        if !value_next {
+            specs.positional(tax, t);
+        }
+        after_option = false;
+        value_next = false;
+    }
+    false
+}
+
 /// The argument conventions of an invocation's command word, if the
 /// taxonomy has any.
 pub fn command_spec<'t>(inv: &Invocation<'_>, tax: &'t Taxonomy) -> Option<&'t CommandSpec> {
@@ -368,6 +426,59 @@ mod tests {
         canonical(&peel(&words, tax), tax).readable()
     }
 
+    /// Help words count where the command's parser reads them as an
+    /// option: declared for the command (`help` in commands.toml), before
+    /// any `--`, and not after a word that could take them as its value.
+    #[test]
+    fn help_requests_where_the_parser_honours_them() {
+        let tax = match Taxonomy::embedded() {
+            Ok(tax) => tax,
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let asks = |line: &str| {
+            let words: Vec<Word> = line.split(' ').map(Word::literal).collect();
+            let inv = peel(&words, tax);
+            asks_for_help(&inv, command_spec(&inv, tax), tax)
+        };
+        for help in [
+            "git rebase --onto main -h",
+            "git push --force origin main --help",
+            "git -C repo reset --hard HEAD~1 -h",
+            "shred -u notes.txt --help",
+            "shred -u notes.txt --version",
+            "sudo shred -zu key.pem --help",
+            "az vm delete --help",
+            "az group delete -n rg1 --help",
+            "gsutil rm -h",
+            "gsutil -m rm -r gs://b/x -h",
+            "dropdb --help",
+            "dropdb prod --help",
+            "terraform destroy -target x -h",
+            "kubectl delete pod web -h",
+        ] {
+            assert!(asks(help), "{help:?}");
+        }
+        for not_help in [
+            // After `--` it is a path or a name.
+            "git checkout -f -- -h",
+            "rm -rf -- --version",
+            // An option's value.
+            "git commit -m -h",
+            "shred -n --help notes.txt",
+            "az vm delete --yes -h",
+            // gsutil's own `-h` sets a header; git grep's hides file names.
+            "gsutil -h x rm -r gs://b",
+            "git grep -h TODO",
+            // Tools with a BSD twin that does not permute, and undeclared ones.
+            "rm -rf build --help",
+            "docker rm web --help",
+            "shred -u notes.txt",
+            "git push origin main",
+        ] {
+            assert!(!asks(not_help), "{not_help:?}");
+        }
+    }
+
     #[test]
     fn bundles_split_and_values_attach() {
         let mut tax = Taxonomy::default();
@@ -379,6 +490,7 @@ mod tests {
                 pattern_operand: false,
                 ignore_flags: ["--no-pager".into()].into_iter().collect(),
                 alias: None,
+                help: Default::default(),
             },
         );
         tax.commands.insert(
@@ -389,6 +501,7 @@ mod tests {
                 pattern_operand: false,
                 ignore_flags: Default::default(),
                 alias: None,
+                help: Default::default(),
             },
         );
         for (line, want) in [

@@ -18,7 +18,7 @@ mod sql_text;
 
 pub use crate::shell::command_name;
 pub use canonical::{
-    canonical, canonical_into, canonical_with, command_spec, matched_name, Canonical,
+    asks_for_help, canonical, canonical_into, canonical_with, command_spec, matched_name, Canonical,
 };
 pub use code_strings::{list_to_command, shell_strings};
 pub use invocation::{peel, Invocation, MAX_WRAPPERS};

@@ -200,6 +200,8 @@ struct Seen<'w> {
     /// The command stops at a stray word before it acts (its spec's
     /// `stray_words_fail`).
     stray_words_fail: bool,
+    /// A long help form of the spec stood where an option does.
+    help: bool,
 }
 
 impl<'s, 'c> Reader<'s, 'c> {
@@ -324,6 +326,23 @@ impl<'s, 'c> Reader<'s, 'c> {
                 i += 1;
                 continue;
             }
+            // GNU getopt_long permutes options to the front, so a long
+            // help form the spec declares (`--help`, `--version`) asks for
+            // help wherever an option may stand (`sort -u data.txt
+            // --help`). Before the first operand every parser reads it as
+            // an option. (Short forms mean other things in other places:
+            // `-h` is `--human-readable` to `sort`. And before a
+            // subcommand a help word picks what runs: `git --help log` is
+            // `git help log`, which starts man.)
+            if w.starts_with("--")
+                && spec.syntax != Syntax::SingleDash
+                && !spec.subcommands
+                && spec.help.contains(w)
+            {
+                seen.help = true;
+                i += 1;
+                continue;
+            }
             if spec.numeric_option && w[1..].bytes().all(|b| b.is_ascii_digit()) {
                 i += 1;
                 continue;
@@ -344,7 +363,10 @@ impl<'s, 'c> Reader<'s, 'c> {
                 return Err(self.refusal(path, format!("is safe only with {}", names.join(" or "))));
             }
         }
-        Ok(Verdict { spec, help: false })
+        Ok(Verdict {
+            spec,
+            help: seen.help,
+        })
     }
 
     /// A command that takes a glob as a pattern (`stray_words_fail`) must
@@ -1347,6 +1369,48 @@ subcommand_help = ["--help"]
     /// the path check, and no leading `-` or `@`, no `:`, no wildcard;
     /// a glob of such files may not start with a wildcard even after
     /// `--` (binutils read an `@FILE` wherever it stands).
+    /// A long help form of the spec, where an option may stand, asks for
+    /// help (GNU getopt_long permutes it to the front); after `--`, after
+    /// an operand of a posix parser, or as an option's value it is a word
+    /// like any other.
+    #[test]
+    fn long_help_forms_count_wherever_an_option_may_stand() {
+        let tax = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax,
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let s = &tax.specs;
+        for (line, want) in [
+            ("sort -u data.txt --help", Ok(true)),
+            ("sort --version -u data.txt", Ok(true)),
+            ("ls -la --help src", Ok(true)),
+            ("wc -l a.txt --version", Ok(true)),
+            // Not a help request: a file named `--help`, read.
+            ("sort -- --help", Ok(false)),
+            ("sort -u data.txt", Ok(false)),
+        ] {
+            assert_eq!(
+                verdict(s, line).map_err(|_| ()),
+                want.map_err(|()| ()),
+                "{line:?}"
+            );
+        }
+        for refused in [
+            // The rest must still be explained: `-o` writes.
+            "sort -o out.txt data.txt --help",
+            "sort --help -o out.txt data.txt",
+            // A help-only spec reads only its help forms alone.
+            "shred -u notes.txt --help",
+            "rm -rf build --help",
+            // An option's value: sort's buffer size, not a help request.
+            "sort -S --help data.txt",
+            // A secret is still refused beside it.
+            "sort .env --help",
+        ] {
+            assert!(verdict(s, refused).is_err(), "{refused:?}");
+        }
+    }
+
     #[test]
     fn local_files_are_files_no_tool_reads_as_more() {
         let s = specs();

@@ -395,6 +395,13 @@ fn load_commands<'a>(
         }
     }
     tax.commands.reserve(parsed.command.len());
+    for (_, spec) in &parsed.command {
+        for word in spec.help.iter() {
+            if !tax.help_words.iter().any(|h| h == word) {
+                tax.help_words.push(own(word));
+            }
+        }
+    }
     for (path, spec) in &parsed.command {
         tax.commands.insert(
             own(path),
@@ -403,6 +410,7 @@ fn load_commands<'a>(
                 long_single_dash: spec.long_single_dash,
                 pattern_operand: spec.pattern_operand,
                 ignore_flags: set(spec.ignore_flags),
+                help: set(spec.help),
                 alias: spec
                     .alias
                     .map(|a| a.split_whitespace().map(String::from).collect()),

@@ -162,6 +162,9 @@ pub struct CommandSpec {
     pub ignore_flags: Flags,
     /// The command path this name stands for, if it is an alias.
     pub alias: Option<Vec<String>>,
+    /// Words that ask for help or a version wherever an option may stand
+    /// (see `help` in `commands.toml`).
+    pub help: Flags,
 }
 
 /// A validated wrapper.
@@ -203,6 +206,10 @@ pub struct Taxonomy {
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
     /// the normaliser only looks for subcommands where some exist.
     pub command_parents: FxHashSet<Cow<'static, str>>,
+    /// Every command path's help words (`help` in commands.toml) together:
+    /// a command with none of them among its words asks for no help, which
+    /// settles nearly every command without a lookup.
+    pub help_words: Vec<Cow<'static, str>>,
     /// Wrappers keyed by each of their names (one shared copy per wrapper).
     pub wrappers: super::NameMap<Arc<Wrapper>>,
     /// Named argument shapes.

@@ -149,6 +149,15 @@ pub struct RawCommandSpec {
     /// Another spelling of a command path (`docker-compose` is
     /// `docker compose`): matched as that path.
     pub alias: Option<String>,
+    /// Words that ask for help or a version wherever an option may stand
+    /// on the command line, as this command's parser honours them (GNU
+    /// getopt_long permutes `--help` to the front; git's parse-options
+    /// answers `-h` anywhere; cobra, argparse and knack read `--help`
+    /// anywhere): such a call prints text and exits, so no destructive
+    /// entry applies to it. A subcommand path's list replaces its
+    /// parent's (`git grep -h` lists no file names).
+    #[serde(default)]
+    pub help: Vec<String>,
 }
 
 /// A wrapper command such as `sudo`, `nice` or `timeout`.
@@ -263,7 +272,7 @@ pub struct BundledRule<'a> {
 pub struct PackedCommands<'a> {
     /// Per command path, [`COMMAND_WORDS`] words: path (span), value flags
     /// (list), long single dash, ignore flags (list), alias (span, or
-    /// `u32::MAX, 0`).
+    /// `u32::MAX, 0`), help words (list).
     pub command: &'a [u8],
     /// Per wrapper, [`WRAPPER_WORDS`] words: names, value flags (lists),
     /// skipped positionals, flags (1 assignments, 2 keeps safe, 4 joins),
@@ -275,7 +284,7 @@ pub struct PackedCommands<'a> {
 }
 
 /// Words per command record in [`PackedCommands`].
-pub const COMMAND_WORDS: usize = 9;
+pub const COMMAND_WORDS: usize = 11;
 /// Words per wrapper record in [`PackedCommands`].
 pub const WRAPPER_WORDS: usize = 14;
 /// Words per shape record in [`PackedCommands`].
@@ -411,6 +420,7 @@ impl Packer {
             let value = self.list(&spec.value_flags);
             let ignore = self.list(&spec.ignore_flags);
             let alias = span_or_absent(spec.alias.as_deref().map(|a| self.span(a)));
+            let help = self.list(&spec.help);
             let record = [
                 path.0,
                 path.1,
@@ -421,6 +431,8 @@ impl Packer {
                 ignore.1,
                 alias.0,
                 alias.1,
+                help.0,
+                help.1,
             ];
             push_words(&mut out.command, &record);
         }
@@ -588,6 +600,7 @@ impl<'a> Bundle<'a> {
                     pattern_operand: r.word(4)? & 2 != 0,
                     ignore_flags: list(&r, 5)?,
                     alias: opt(&r, 7)?,
+                    help: list(&r, 9)?,
                 };
                 Some((self.str(span(&r, 0)?)?, spec))
             }))?,
@@ -761,6 +774,7 @@ pub struct SpecView<'a> {
     pub pattern_operand: bool,
     pub ignore_flags: Words<'a>,
     pub alias: Option<&'a str>,
+    pub help: Words<'a>,
 }
 
 /// [`RawWrapper`] with its text borrowed.
@@ -864,6 +878,7 @@ impl CommandsFile {
                         pattern_operand: spec.pattern_operand,
                         ignore_flags: Words::Parsed(&spec.ignore_flags),
                         alias: spec.alias.as_deref(),
+                        help: Words::Parsed(&spec.help),
                     };
                     (path.as_str(), view)
                 })
