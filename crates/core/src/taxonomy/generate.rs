@@ -109,6 +109,9 @@ pub fn structured<S: AsRef<str>>(
             pattern::any_arg_regex(&raw.forbid_args, shapes).map_err(|m| ("forbid_args", m))?,
         );
     }
+    if !raw.dry_run.is_empty() {
+        forbids.push(pattern::dry_run_regex(&raw.dry_run));
+    }
     let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
     let require = if safe && !raw.flags.is_empty() {
         Some(pattern::all_flags_regex(&raw.flags).map_err(|m| ("flags", m))?)

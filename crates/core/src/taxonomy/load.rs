@@ -528,6 +528,12 @@ fn validate_rule(
             "local_paths restricts safe entries; destructive entries use args".into(),
         ));
     }
+    if class == Class::Safe && !raw.dry_run.is_empty() {
+        return Err(err(
+            "dry_run",
+            "dry_run lifts destructive entries; a safe entry's forms are its flags".into(),
+        ));
+    }
     if class == Class::Destructive && raw.allow_flags.is_some() {
         return Err(err(
             "allow_flags",
@@ -554,6 +560,7 @@ fn validate_rule(
     let structured_only = !raw.subcommand.is_empty()
         || !raw.flags.is_empty()
         || !raw.forbid_flags.is_empty()
+        || !raw.dry_run.is_empty()
         || !raw.args.is_empty()
         || !raw.forbid_args.is_empty()
         || raw.max_args.is_some()
@@ -566,6 +573,7 @@ fn validate_rule(
             ("subcommand", !raw.subcommand.is_empty()),
             ("flags", !raw.flags.is_empty()),
             ("forbid_flags", !raw.forbid_flags.is_empty()),
+            ("dry_run", !raw.dry_run.is_empty()),
             ("args", !raw.args.is_empty()),
             ("forbid_args", !raw.forbid_args.is_empty()),
             ("max_args", raw.max_args.is_some()),

@@ -267,6 +267,18 @@ pub fn any_flag_regex(flags: &[String]) -> String {
     )
 }
 
+/// A regex finding a dry-run flag switched on: the flag alone or with a
+/// true value (`--dry-run`, `--dry-run=true`), not followed by a word
+/// `false` (npm's parser reads `--dry-run false` as the flag switched
+/// off). The next token, if any, must differ from `false` somewhere.
+pub fn dry_run_regex(flags: &[String]) -> String {
+    const NOT_FALSE: &str = "(?:$|\\x1f|[^f\\x1f]|f(?:\\x1f|[^a\\x1f]|a(?:\\x1f|[^l\\x1f]|l(?:\\x1f|[^s\\x1f]|s(?:\\x1f|[^e\\x1f]|e[^\\x1f])))))";
+    format!(
+        "\\x1f{}(?:=(?:true|1|yes))?\\x1f{NOT_FALSE}",
+        word_alternatives(&flags.join("|"))
+    )
+}
+
 /// A regex finding any argument of the given shapes as a token anywhere
 /// after the command word.
 pub fn any_arg_regex(args: &[String], shapes: &BTreeMap<String, String>) -> Result<String, String> {

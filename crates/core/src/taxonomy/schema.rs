@@ -70,6 +70,15 @@ pub struct RawRule {
     /// Flags whose presence stops this entry from matching.
     #[serde(default)]
     pub forbid_flags: Vec<String>,
+    /// Destructive entries: the tool's own simulate forms (`--dry-run`,
+    /// `-n`, `--simulate`), each `a|b` alternatives, which make it print
+    /// what it would do and change nothing. Present and switched on (not
+    /// `--dry-run=false`, nor `--dry-run false`, which some parsers read
+    /// as a value), they stop this entry from matching: the call is then
+    /// unknown, not safe. Only forms that run nothing belong here (`make
+    /// -n` still runs `$(shell …)` and `+` lines).
+    #[serde(default)]
+    pub dry_run: Vec<String>,
     /// Safe entries only: when set, every flag must be one of these.
     pub allow_flags: Option<Vec<String>>,
     /// Destructive: required argument shapes (each must match some argument
