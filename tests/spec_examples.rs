@@ -86,7 +86,7 @@ fn a_broken_spec_names_its_file_line_and_field() {
     let table = "# header\n\n[[command]]\nnames = [\"x\"]\ncategory = \"c\"\nreason = \"r\"\n";
     assert_eq!(
         load_error(&format!("{table}options = \"-o =flie\"\n")),
-        "specs/broken.toml:3: entry `x`: field `options`: option line 1: unknown role `flie` (roles: text, key, number, pattern, file, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand)"
+        "specs/broken.toml:3: entry `x`: field `options`: option line 1: unknown role `flie` (roles: text, key, env-name, number, pattern, file, file-meta, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand)"
     );
     assert_eq!(
         load_error(&format!("{table}options = \"-o !write\"\n")),

@@ -254,7 +254,18 @@ impl<'c, 's> Walk<'c, 's> {
         for r in &cmd.redirects {
             match r.kind {
                 RedirectKind::Duplicate | RedirectKind::HereDoc | RedirectKind::HereString => {}
-                RedirectKind::Read => self.refuse_safe("reads a file through a redirection"),
+                // An input redirect from a file of the project (`sort <
+                // data.csv`) reads what the command would read as an
+                // operand: the same path check as a file operand's
+                // (inside the working directory, no device, no secret).
+                RedirectKind::Read => {
+                    let plain_file = r.target.literal
+                        && !r.target.glob
+                        && crate::spec::paths::check(&r.target.text, &self.ctx, false).is_ok();
+                    if !plain_file {
+                        self.refuse_safe("reads a file through a redirection");
+                    }
+                }
                 kind if kind.writes() => {
                     if r.target_is_sink() {
                         continue;

@@ -356,6 +356,19 @@ impl<'s, 'c> Reader<'s, 'c> {
             ));
         }
         self.operands(spec, path, &seen)?;
+        if !seen.operands.is_empty() && !spec.operands_require.is_empty() {
+            let given = self.given.borrow();
+            if !spec.operands_require.iter().any(|r| given.has(r)) {
+                let names: Vec<&str> = spec.operands_require.iter().collect();
+                return Err(self.refusal(
+                    seen.operands.first().map_or(path, |o| o.0),
+                    format!(
+                        "an operand means something else without {}",
+                        names.join(" or ")
+                    ),
+                ));
+            }
+        }
         if !spec.requires.is_empty() {
             let given = self.given.borrow();
             if !spec.requires.iter().any(|r| given.has(r)) {
@@ -698,14 +711,19 @@ impl<'s, 'c> Reader<'s, 'c> {
                 }
                 break op;
             };
-            if matches!(op.role, Role::File | Role::LocalFile | Role::Dir) {
+            if matches!(
+                op.role,
+                Role::File | Role::LocalFile | Role::Dir | Role::Meta
+            ) {
                 files += 1;
             }
             if self.is_glob(w) {
                 // Files it reads, any number of them, named by a glob that
                 // cannot expand to an option or a secret.
-                let files = matches!(op.role, Role::File | Role::LocalFile | Role::Dir)
-                    && op.repeat == Repeat::Many;
+                let files = matches!(
+                    op.role,
+                    Role::File | Role::LocalFile | Role::Dir | Role::Meta
+                ) && op.repeat == Repeat::Many;
                 if !files {
                     return Err(self.refusal(
                         w,
@@ -744,10 +762,12 @@ impl<'s, 'c> Reader<'s, 'c> {
         }
         if tree
             && files == 0
-            && spec
-                .operands
-                .iter()
-                .any(|o| matches!(o.role, Role::File | Role::LocalFile | Role::Dir))
+            && spec.operands.iter().any(|o| {
+                matches!(
+                    o.role,
+                    Role::File | Role::LocalFile | Role::Dir | Role::Meta
+                )
+            })
         {
             return Err(self.refusal(
                 "",
@@ -760,15 +780,24 @@ impl<'s, 'c> Reader<'s, 'c> {
         // (Words after `--` with a role of their own fill no position: a
         // file given there counts.)
         let after_dashdash = spec.after_dashdash.is_some() && seen.operands.iter().any(|o| o.1);
-        if !after_dashdash
-            && spec.operands[r.min(spec.operands.len())..]
-                .iter()
-                .any(|o| o.role == Role::LocalFile && o.repeat == Repeat::One)
-        {
-            return Err(self.refusal(
-                path,
-                "names no file, and without one it reads standard input",
-            ));
+        let missing = spec.operands[r.min(spec.operands.len())..]
+            .iter()
+            .find(|o| matches!(o.role, Role::LocalFile | Role::EnvName) && o.repeat == Repeat::One);
+        match missing.map(|o| o.role) {
+            Some(Role::LocalFile) if !after_dashdash => {
+                return Err(self.refusal(
+                    path,
+                    "names no file, and without one it reads standard input",
+                ));
+            }
+            // `printenv` alone prints every variable.
+            Some(Role::EnvName) => {
+                return Err(self.refusal(
+                    path,
+                    "names no variable, and without one it prints them all",
+                ));
+            }
+            _ => {}
         }
         Ok(())
     }
@@ -804,12 +833,21 @@ impl<'s, 'c> Reader<'s, 'c> {
                     .unwrap_or("a secret");
                 refuse(format!("names a secret ({class})"))
             }
-            Role::Text | Role::Key | Role::Number | Role::Subcommand | Role::PlusFormat => Ok(()),
+            Role::EnvName if super::format::NON_SECRET_VARIABLES.binary_search(&w).is_err() => {
+                refuse("not a variable known to hold no secret: any other may hold a token".into())
+            }
+            Role::Text
+            | Role::Key
+            | Role::EnvName
+            | Role::Number
+            | Role::Subcommand
+            | Role::PlusFormat => Ok(()),
             Role::Pattern => match content::hunts_credentials(w) {
                 Some(why) => refuse(why),
                 None => Ok(()),
             },
             Role::File | Role::Dir => paths::check(w, self.ctx, tree).or_else(refuse),
+            Role::Meta => paths::check_metadata(w, self.ctx).or_else(refuse),
             Role::LocalFile => match w.as_bytes().first() {
                 Some(b'-') => refuse("a file named like an option, or standard input".into()),
                 _ if w == "/dev/stdin" => refuse("standard input, which is no file to read".into()),
@@ -1311,6 +1349,69 @@ subcommand_help = ["--help"]
         check(specs, &words, &[], &Context::default())
             .map(|v| v.help)
             .map_err(|r| r.to_string())
+    }
+
+    /// The names an `env-name` may be are searched by bisection.
+    #[test]
+    fn non_secret_variables_are_sorted() {
+        let names = super::super::format::NON_SECRET_VARIABLES;
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
+    }
+
+    /// `git tag` lists with `--list`, given anywhere, and creates without.
+    #[test]
+    fn operands_may_need_an_option() {
+        let tax = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax,
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let s = &tax.specs;
+        for ok in [
+            "git tag --list release-x",
+            "git tag release-x -l",
+            "git tag -n -l v1 v2",
+            "git tag",
+        ] {
+            assert_eq!(verdict(s, ok), Ok(false), "{ok:?}");
+        }
+        for refused in [
+            "git tag release-x",
+            "git tag -n v1",
+            "git tag -- -l",
+            "git tag v1 HEAD",
+        ] {
+            assert!(verdict(s, refused).is_err(), "{refused:?}");
+        }
+    }
+
+    /// A metadata operand may name a secret; the place checks still hold.
+    #[test]
+    fn metadata_reads_may_name_secrets() {
+        let tax = match crate::Taxonomy::embedded() {
+            Ok(tax) => tax,
+            Err(e) => panic!("the embedded taxonomy loads: {e}"),
+        };
+        let s = &tax.specs;
+        for ok in [
+            "stat .env",
+            "stat -L config/secrets.yml",
+            "stat -c %s id_rsa",
+        ] {
+            assert_eq!(verdict(s, ok), Ok(false), "{ok:?}");
+        }
+        for refused in [
+            "stat ~/.ssh/id_rsa",
+            "stat ../.env",
+            "stat /etc/shadow",
+            // These open the file and read its bytes.
+            "wc -l .env",
+            "file .env",
+            "cat .env",
+            "head -c 10 .env",
+            "grep -q KEY .env",
+        ] {
+            assert!(verdict(s, refused).is_err(), "{refused:?}");
+        }
     }
 
     #[test]

@@ -13,9 +13,10 @@ use super::Specs;
 fn sample(role: Role) -> &'static str {
     match role {
         Role::Text | Role::Key => "x",
+        Role::EnvName => "LANG",
         Role::Number => "1",
         Role::Pattern => "main",
-        Role::File | Role::LocalFile | Role::Pathspec => "file.txt",
+        Role::File | Role::LocalFile | Role::Pathspec | Role::Meta => "file.txt",
         Role::Dir | Role::Workdir => "src",
         Role::Rev => "HEAD",
         Role::RevOrPath => "HEAD",

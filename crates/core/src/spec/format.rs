@@ -117,6 +117,11 @@ pub struct RawSpec {
     /// subcommand too.
     #[serde(default)]
     pub requires: Vec<String>,
+    /// Options one of which must be given for any operand to be safe: the
+    /// operands mean something else without it (`git tag NAME` creates a
+    /// tag, `git tag --list PATTERN` lists the tags it matches).
+    #[serde(default)]
+    pub operands_require: Vec<String>,
     /// `-5` is a count (`head -5`).
     #[serde(default)]
     pub numeric_option: bool,
@@ -249,6 +254,18 @@ pub enum Role {
     /// empty part between dots or slashes (tools make paths of keys:
     /// `sysctl -n /../../etc/shadow` reads the file on older releases).
     Key,
+    /// A file the command asks the file system about without opening it
+    /// (whether it is there, its type, size, owner, times: `stat`): as
+    /// [`Role::File`], but a secret may stand here, because none of its
+    /// bytes is read. (A tool that opens the file to count or to sniff
+    /// its type, `wc` or `file`, reads the secret's bytes: its operands
+    /// stay `file`, and the sandbox oracle holds it to that.)
+    Meta,
+    /// The name of an environment variable that holds no secret by any
+    /// convention: the locale, the time zone, the terminal, the places a
+    /// session keeps (`PWD`, `HOME`, `PATH`, `TMPDIR`) and who it runs as
+    /// (see [`NON_SECRET_VARIABLES`]). Any other name may hold a token.
+    EnvName,
     /// The directory the shell moves into (`cd DIR`), required: inside the
     /// working directory and through no hidden directory, because the
     /// relative paths of the commands after it start there, and the secret
@@ -528,6 +545,9 @@ pub struct Spec<'a> {
     /// One of these options must be given.
     #[serde(borrow)]
     pub requires: WordList<'a>,
+    /// One of these options must be given for any operand.
+    #[serde(borrow)]
+    pub operands_require: WordList<'a>,
     /// `-5` is a count.
     pub numeric_option: bool,
     /// `+5` is a counting operand.
@@ -726,12 +746,58 @@ pub fn role_of(name: &str) -> Option<Role> {
         "plus-format" => Role::PlusFormat,
         "git-format" => Role::GitFormat,
         "workdir" => Role::Workdir,
+        "file-meta" => Role::Meta,
+        "env-name" => Role::EnvName,
         _ => return None,
     })
 }
 
+/// The environment variables a [`Role::EnvName`] may name: none is a
+/// place where tools or people keep credentials. (Sorted, for a binary
+/// search; a test checks.)
+pub const NON_SECRET_VARIABLES: &[&str] = &[
+    "COLORTERM",
+    "COLUMNS",
+    "EDITOR",
+    "HOME",
+    "HOSTNAME",
+    "LANG",
+    "LANGUAGE",
+    "LC_ADDRESS",
+    "LC_ALL",
+    "LC_COLLATE",
+    "LC_CTYPE",
+    "LC_IDENTIFICATION",
+    "LC_MEASUREMENT",
+    "LC_MESSAGES",
+    "LC_MONETARY",
+    "LC_NAME",
+    "LC_NUMERIC",
+    "LC_PAPER",
+    "LC_TELEPHONE",
+    "LC_TIME",
+    "LINES",
+    "LOGNAME",
+    "OLDPWD",
+    "PAGER",
+    "PATH",
+    "PWD",
+    "SHELL",
+    "SHLVL",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "USER",
+    "VISUAL",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_RUNTIME_DIR",
+    "XDG_STATE_HOME",
+];
+
 /// The roles a spec may name, for error messages.
-pub const ROLES: &str = "text, key, number, pattern, file, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
+pub const ROLES: &str = "text, key, env-name, number, pattern, file, file-meta, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";
 
 fn effect_of(name: &str) -> Option<Effect> {
     Some(match name {
@@ -948,7 +1014,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
             "only a spec with `subcommands = true` has subcommands",
         ));
     }
-    let lists: [(&'static str, &[String]); 9] = [
+    let lists: [(&'static str, &[String]); 10] = [
         ("names", &raw.names),
         ("help", &raw.help),
         ("help_subcommands", &raw.help_subcommands),
@@ -956,6 +1022,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         ("operators", &raw.operators),
         ("docs", &raw.docs),
         ("requires", &raw.requires),
+        ("operands_require", &raw.operands_require),
         ("helpers", &raw.helpers),
         ("secret_operands", &raw.secret_operands),
     ];
@@ -996,6 +1063,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
         subcommands: raw.subcommands,
         requires_subcommand: raw.requires_subcommand,
         requires: owned(&raw.requires),
+        operands_require: owned(&raw.operands_require),
         numeric_option: raw.numeric_option,
         plus_number: raw.plus_number,
         wraps: raw.wraps,

@@ -234,6 +234,7 @@ mod tests {
                 spec.operators.clone(),
                 spec.docs.clone(),
                 spec.requires.clone(),
+                spec.operands_require.clone(),
                 spec.secret_operands.clone(),
                 spec.helpers.clone(),
             ];

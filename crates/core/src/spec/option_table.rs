@@ -190,6 +190,8 @@ fn role_code(r: Role) -> u8 {
         Role::LocalFile => 14,
         Role::Key => 15,
         Role::Workdir => 16,
+        Role::Meta => 17,
+        Role::EnvName => 18,
     }
 }
 
@@ -212,6 +214,8 @@ fn role_of_code(code: u8) -> Option<Role> {
         14 => Role::LocalFile,
         15 => Role::Key,
         16 => Role::Workdir,
+        17 => Role::Meta,
+        18 => Role::EnvName,
         _ => return None,
     })
 }
@@ -333,7 +337,7 @@ mod tests {
             }
         }
         assert_eq!(arity_of(4), None);
-        assert_eq!(role_of_code(17), None);
+        assert_eq!(role_of_code(19), None);
         assert_eq!(effect_of_code(8), None);
     }
 

@@ -27,6 +27,19 @@ const DEVICE_ROOTS: &[&str] = &["proc", "sys", "dev"];
 /// Checks a path a command reads (or lists); `tree` when the command reads
 /// every file below it.
 pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
+    check_with(path, ctx, tree, true)
+}
+
+/// Checks a file of which only metadata is read ([`Role::Meta`](super::format::Role::Meta)):
+/// as [`check`], but a secret file may be named. Whether `.env` is there,
+/// and how big, reads none of its bytes; the place checks still hold
+/// (inside the working directory, no device interface).
+pub fn check_metadata(path: &str, ctx: &Context) -> Result<(), String> {
+    check_with(path, ctx, false, false)
+}
+
+/// [`check`], with the secret classes asked only when `secrets`.
+fn check_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<(), String> {
     if path.is_empty() {
         return Err("an empty path".into());
     }
@@ -94,11 +107,11 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
             ));
         }
         let full = cwd_parts.iter().chain(&parts).copied();
-        if let Some(class) = secret_class_of(full, true) {
+        if let Some(class) = secret_class_of(full, true).filter(|_| secrets) {
             return Err(format!("names a secret ({class})"));
         }
     }
-    if let Some(class) = secret_class(&parts) {
+    if let Some(class) = secret_class(&parts).filter(|_| secrets) {
         return Err(format!("names a secret ({class})"));
     }
     if tree {
