@@ -98,7 +98,7 @@ fn a_broken_spec_names_its_file_line_and_field() {
     );
     assert_eq!(
         load_error(&format!("{table}operands = [\"fiel...\"]\n")),
-        "specs/broken.toml:3: entry `x`: field `operands`: unknown role `fiel` (roles: text, key, number, pattern, file, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand; `ROLE?` optional, `ROLE...` any number)"
+        "specs/broken.toml:3: entry `x`: field `operands`: unknown role `fiel` (roles: text, key, env-name, number, pattern, file, file-meta, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand; `ROLE?` optional, `ROLE...` any number)"
     );
     assert_eq!(
         load_error("[[command]]\nnames = [\"x\"]\ncategory = \"c\"\n"),
