@@ -25,6 +25,9 @@ use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
 /// unlinked).
 const HERE_BODY_LIMIT: usize = 4096;
 
+/// The variable that stops GNU getopt's permutation.
+const POSIXLY_CORRECT: &str = "POSIXLY_CORRECT";
+
 /// How many levels of `sh -c` / `eval` / `ssh` strings are followed.
 pub const MAX_NESTING: usize = 12;
 /// How many invocations one classification examines.
@@ -293,11 +296,10 @@ impl<'c, 's> Walk<'c, 's> {
             self.refuse_safe("sets environment variables for the command");
         }
         if !self.posixly_correct {
-            self.posixly_correct = cmd
-                .assignments
-                .iter()
-                .chain(&cmd.words)
-                .any(|w| w.text.contains("POSIXLY_CORRECT"));
+            self.posixly_correct =
+                cmd.assignments.iter().chain(&cmd.words).any(|w| {
+                    w.text.len() >= POSIXLY_CORRECT.len() && w.text.contains(POSIXLY_CORRECT)
+                });
         }
         if cmd.words.is_empty() {
             return;
