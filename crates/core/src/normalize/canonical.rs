@@ -201,10 +201,11 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
 /// whatever a word the shell expands turns into; an operand cannot.
 pub fn asks_for_help(inv: &Invocation<'_>, spec: Option<&CommandSpec>, tax: &Taxonomy) -> bool {
     // Most commands hold no help word at all: settled without a lookup.
+    // (Only a word that looks like an option can be one, below.)
     if !inv
         .args
         .iter()
-        .any(|w| tax.help_words.iter().any(|h| *h == w.text.as_str()))
+        .any(|w| w.text.starts_with('-') && tax.help_words.iter().any(|h| *h == w.text.as_str()))
     {
         return false;
     }
