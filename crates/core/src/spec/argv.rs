@@ -1508,7 +1508,7 @@ subcommand_help = ["--help"]
             ("sc kernel..x", "`kernel..x`: a name with an empty part, which a tool that makes a path of it could climb out through"),
             ("sc .kernel", "`.kernel`: a name with an empty part, which a tool that makes a path of it could climb out through"),
             ("sc :/etc/shadow", "`:/etc/shadow`: a name with an empty part, which a tool that makes a path of it could climb out through"),
-            ("sc net.ipv4.tcp_fastopen_key", "`net.ipv4.tcp_fastopen_key`: names a secret (a key, credential state or history file)"),
+            ("sc net.ipv4.tcp_fastopen_key", "`net.ipv4.tcp_fastopen_key`: names a secret (a private key or keystore)"),
             ("sc net/ipv6/conf/lo/stable_secret", "`net/ipv6/conf/lo/stable_secret`: names a secret (a file named for a secret)"),
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");
