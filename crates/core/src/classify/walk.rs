@@ -80,6 +80,12 @@ pub(super) struct Walk<'c, 's> {
     /// An earlier `cd` went where nobody can follow (`cd "$X"`, `cd -`):
     /// a relative path lands who knows where.
     pub(super) lost: bool,
+    /// What the command reads, for a caller that will look (`None`: not
+    /// asked for).
+    pub(super) reach: Option<crate::reach::Reach>,
+    /// The single top-level command is safe but for reads only a look can
+    /// clear.
+    pub(super) safe_after_look: bool,
 }
 
 impl<'c, 's> Walk<'c, 's> {
@@ -111,6 +117,8 @@ impl<'c, 's> Walk<'c, 's> {
             span: None,
             moved_to: None,
             lost: false,
+            reach: None,
+            safe_after_look: false,
         }
     }
 
@@ -227,6 +235,8 @@ impl<'c, 's> Walk<'c, 's> {
             };
             if by_part {
                 self.parts.begin();
+                self.parts.dir.clone_from(&self.moved_to);
+                self.parts.lost = self.lost;
             }
             self.command(cmd, stdin, source, depth, via);
             if by_part {
@@ -522,6 +532,7 @@ impl<'c, 's> Walk<'c, 's> {
 
     pub(super) fn finish(mut self) -> Analysis {
         let tax = &self.c.tax;
+        let mut look_clears_one = false;
         let label = if let Some((radius, rule_index)) = self.worst {
             match tax.entry_category_reason(rule_index) {
                 Some((category, reason)) => Label {
@@ -539,6 +550,13 @@ impl<'c, 's> Walk<'c, 's> {
                     reason: UNREADABLE_ENTRY.into(),
                 },
             }
+        } else if let (false, Some(_), true) = (self.refused, self.safe_spec, self.safe_after_look) {
+            // Safe by its words but for reads only a look can clear: the
+            // label stays unknown (labels never widen), with what the look
+            // has to check.
+            look_clears_one = true;
+            let needs = self.reach.as_ref().map(|r| r.needs_look.join("; "));
+            Label::unknown(needs.unwrap_or_default())
         } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
             let (category, reason) = if let Some(category) = self.help_category {
                 (Cow::Borrowed(category), Cow::Borrowed(HELP_REASON))
@@ -575,12 +593,18 @@ impl<'c, 's> Walk<'c, 's> {
             Vec::new()
         };
         let every_part_safe = self.parts.every_safe && self.worst.is_none();
+        // A look can clear what the words alone could not only where
+        // nothing else stood in the way: the one command's spec explained
+        // every word, or every part's did.
+        let look_clears = look_clears_one || (every_part_safe && self.parts.look);
         Analysis {
             label,
             commands: self.commands,
             findings: self.findings,
             not_safe,
-            every_part_safe,
+            every_part_safe: every_part_safe && !self.parts.look,
+            look_clears,
+            reach: self.reach,
         }
     }
 }

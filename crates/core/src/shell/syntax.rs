@@ -120,8 +120,8 @@ impl Redirect {
     pub fn target_is_sink(&self) -> bool {
         matches!(
             self.target.text.as_str(),
-            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-        ) || self.target.text.starts_with("/dev/fd/")
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/fd/1" | "/dev/fd/2"
+        )
     }
 }
 

@@ -35,6 +35,11 @@ pub fn sed_script(script: &str) -> Result<(), String> {
     let b = script.as_bytes();
     let mut i = 0;
     let mut depth = 0usize;
+    // Hold-space commands: appending to or from the hold space (`H`, `G`)
+    // together with another hold command copies a buffer that grows with
+    // every line, once a line (`G;h` prints the input reversed, in time
+    // quadratic in it): not linear in the input.
+    let (mut holds, mut appends) = (0, false);
     loop {
         while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b';') {
             i += 1;
@@ -73,8 +78,12 @@ pub fn sed_script(script: &str) -> Result<(), String> {
         };
         i += 1;
         match cmd {
-            b'p' | b'P' | b'=' | b'l' | b'd' | b'n' | b'N' | b'g' | b'G' | b'h' | b'H' | b'x'
-            | b'z' => {}
+            b'G' | b'H' => {
+                holds += 1;
+                appends = true;
+            }
+            b'g' | b'h' | b'x' => holds += 1,
+            b'p' | b'P' | b'=' | b'l' | b'd' | b'n' | b'N' | b'z' => {}
             // `D` starts the next cycle without reading a line: `G;D`
             // loops for ever.
             b'D' => return Err("the `D` command can loop for ever".into()),
@@ -135,6 +144,12 @@ pub fn sed_script(script: &str) -> Result<(), String> {
     }
     if depth != 0 {
         return Err("an unclosed `{`".into());
+    }
+    if appends && holds >= 2 {
+        return Err(
+            "appends to or from the hold space and copies it again, which takes time or memory growing faster than the input"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -226,8 +241,99 @@ pub fn jq_filter(filter: &str) -> Result<(), String> {
             });
         }
     }
+    jq_ends_in_linear_time(filter)
+}
+
+/// Whether a jq filter ends in time linear in its input, as far as its
+/// words show: no loop or generator whose length is its own (`repeat`,
+/// `while`, `until`, `range`, `limit` of one, recursion through `def` or
+/// `recurse(f)`, `combinations`), and no number literal so large that
+/// arithmetic on it grows a value without bound (`"x" * 1e9`). `..` and
+/// `recurse` with no argument walk the input once and stay.
+fn jq_ends_in_linear_time(filter: &str) -> Result<(), String> {
+    for word in ["repeat", "while", "until", "range", "def", "combinations", "getpath_recurse"] {
+        if has_identifier(filter, word) {
+            return Err(format!(
+                "`{word}` can run or grow without bound, whatever the input"
+            ));
+        }
+    }
+    if let Some(at) = filter.find("recurse") {
+        if filter[at + "recurse".len()..].trim_start().starts_with('(') {
+            return Err("`recurse(f)` can run without bound, whatever the input".into());
+        }
+    }
+    if has_large_number(filter) {
+        return Err(format!(
+            "a number of {MAX_NUMBER_DIGITS} digits or more, which can grow a value without bound"
+        ));
+    }
     Ok(())
 }
+
+/// Digits from which a number in a program (jq, a printf width) is large
+/// enough to grow an output past any useful size.
+pub const MAX_NUMBER_DIGITS: usize = 7;
+
+/// Whether `text` holds a run of [`MAX_NUMBER_DIGITS`] digits or more, or
+/// an exponent (`1e9`).
+fn has_large_number(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut run = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_ascii_digit() {
+            run += 1;
+            if run >= MAX_NUMBER_DIGITS {
+                return true;
+            }
+        } else {
+            if run > 0 && matches!(c, b'e' | b'E') && b.get(i + 1).is_some_and(u8::is_ascii_digit)
+            {
+                return true;
+            }
+            run = 0;
+        }
+    }
+    false
+}
+
+/// Why a text a command formats (`printf`'s format, `seq -f`) could print
+/// without bound, if it could: a width or precision of
+/// [`MAX_NUMBER_DIGITS`] digits or more (`%999999999d`), or one taken
+/// from the arguments (`%*d`).
+pub fn format_width(text: &str) -> Result<(), String> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        i += 1;
+        if b.get(i) == Some(&b'%') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && (b[i].is_ascii_digit() || matches!(b[i], b'-' | b'+' | b' ' | b'#' | b'.' | b'*' | b'\'')) {
+            i += 1;
+        }
+        let spec = &b[start..i];
+        if spec.contains(&b'*') {
+            return Err("a `*` width or precision, taken from the arguments".into());
+        }
+        let longest = spec
+            .split(|c| !c.is_ascii_digit())
+            .map(<[u8]>::len)
+            .max()
+            .unwrap_or(0);
+        if longest >= MAX_NUMBER_DIGITS {
+            return Err("a width or precision so large that the output has no useful bound".into());
+        }
+    }
+    Ok(())
+}
+
 
 /// Whether `word` occurs as a whole identifier (not `.env` the field, which
 /// is a key lookup, nor `environment`).

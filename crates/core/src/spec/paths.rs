@@ -4,8 +4,11 @@
 //! `.` and `..` are resolved lexically, must not be a device or `/proc`
 //! trick, and must not be a secret by any of the classes of
 //! [`secret_class`]. Classification does no I/O, so symbolic links are not
-//! followed: a link inside the project that points at a key is the
-//! project's own doing.
+//! followed here: the look ([`crate::reach`], and `look` behind its
+//! feature) resolves every read before an allow and judges the target.
+//! Reads that text alone cannot clear (a search of the whole working
+//! directory, a path outside it) are told apart by [`check_reach`] so that
+//! a look can clear them.
 
 use crate::secrets::files;
 
@@ -29,6 +32,41 @@ const DEVICE_ROOTS: &[&str] = &["proc", "sys", "dev"];
 /// Checks a path a command reads (or lists); `tree` when the command reads
 /// every file below it.
 pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
+    match check_reach(path, ctx, tree)? {
+        Cleared::Text => Ok(()),
+        Cleared::AfterLook(why) => Err(why),
+    }
+}
+
+/// How a read that [`check_reach`] does not refuse is cleared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cleared {
+    /// By its words alone (a file of the project named by a relative path).
+    Text,
+    /// Only by a look at what it would really read: a search of the whole
+    /// working directory or of a hidden folder in it, a path outside the
+    /// working directory (a system file, a sibling folder of the project).
+    /// Secrets sit below ordinary folders too, so text alone never clears
+    /// these; the reason says what a look has to check.
+    AfterLook(String),
+}
+
+/// [`check`], telling apart the reads that text alone clears from those
+/// only a look can clear. A secret's name, a device or kernel interface, a
+/// URL, a home directory or a working directory where every secret is a
+/// relative path away are refused whatever a look would find.
+pub fn check_reach(path: &str, ctx: &Context, tree: bool) -> Result<Cleared, String> {
+    // Where the platform reads `\` as a separator (Windows, and tools that
+    // accept both), `.ssh\id_rsa` is the key: a name a secret check reads
+    // either way is a secret either way.
+    if path.contains('\\') {
+        let slashed = path.replace('\\', "/");
+        if let Some(parts) = normalize(slashed.trim_start_matches('/')) {
+            if let Some(class) = secret_class(&parts) {
+                return Err(format!("names a secret ({class}) where `\\` separates folders"));
+            }
+        }
+    }
     if path.is_empty() {
         return Err("an empty path".into());
     }
@@ -36,7 +74,7 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
         return if tree {
             Err("`-` is not a directory to search".into())
         } else {
-            Ok(())
+            Ok(Cleared::Text)
         };
     }
     if super::content::has(path, "://") {
@@ -48,11 +86,13 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
     let mut parts: Vec<&str> = Vec::new();
     if let Some(rest) = path.strip_prefix('/') {
         if !tree && READ_SINKS.contains(&path) {
-            return Ok(());
+            return Ok(Cleared::Text);
         }
         let Some(cwd) = ctx.cwd else {
-            return Err(
-                "an absolute path, and the working directory is not known to contain it".into(),
+            let abs = normalize(rest).ok_or("an absolute path that climbs above the root")?;
+            return outside(
+                abs,
+                "an absolute path, and the working directory is not known to contain it",
             );
         };
         let abs = normalize(rest).ok_or("an absolute path that climbs above the root")?;
@@ -66,11 +106,13 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
             }
         }
         if abs.len() < cwd_parts.len() || abs[..cwd_parts.len()] != cwd_parts[..] {
-            return Err("an absolute path outside the working directory".into());
+            return outside(abs, "an absolute path outside the working directory");
         }
         parts.extend_from_slice(&abs[cwd_parts.len()..]);
     } else {
-        let rel = normalize(path).ok_or("leaves the working directory through `..`")?;
+        let Some(rel) = normalize(path) else {
+            return climbs(path);
+        };
         if let Some(cwd) = ctx.cwd {
             let cwd_parts = normalize(cwd.trim_start_matches('/')).unwrap_or_default();
             let first = cwd_parts.first().or(rel.first());
@@ -105,17 +147,50 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
     }
     if tree {
         if parts.is_empty() {
-            return Err(
+            return Ok(Cleared::AfterLook(
                 "searches the whole working directory, where secrets such as `.env` live".into(),
-            );
-        }
-        if let Some(hidden) = parts.iter().find(|p| p.starts_with('.')) {
-            return Err(format!(
-                "searches inside the hidden directory `{hidden}`, where tools keep secrets"
             ));
         }
+        if let Some(hidden) = parts.iter().find(|p| p.starts_with('.')) {
+            return Ok(Cleared::AfterLook(format!(
+                "searches inside the hidden directory `{hidden}`, where tools keep secrets"
+            )));
+        }
     }
-    Ok(())
+    Ok(Cleared::Text)
+}
+
+/// A read outside the working directory, at the absolute path `abs`: a
+/// secret's name or a kernel interface is refused; anything else only a
+/// look can clear (it finds the project around the working directory and
+/// tells system places from private ones).
+fn outside(abs: Vec<&str>, why: &str) -> Result<Cleared, String> {
+    if let Some(first) = abs.first() {
+        if DEVICE_ROOTS.contains(first) {
+            return Err(format!("a path under /{first}, a kernel or device interface"));
+        }
+    }
+    if let Some(class) = secret_class(&abs) {
+        return Err(format!("names a secret ({class})"));
+    }
+    Ok(Cleared::AfterLook(why.to_string()))
+}
+
+/// A relative read that climbs out of the working directory through `..`:
+/// a sibling folder of the project, or the project around a working
+/// directory below its root. What the climb lands on is a look's to say;
+/// a secret's name on the way is refused now.
+fn climbs(path: &str) -> Result<Cleared, String> {
+    let named: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    if let Some(class) = secret_class(&named) {
+        return Err(format!("names a secret ({class})"));
+    }
+    Ok(Cleared::AfterLook(
+        "leaves the working directory through `..`".into(),
+    ))
 }
 
 /// Checks a directory the shell moves into: a path [`check`] allows, other
