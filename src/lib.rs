@@ -115,6 +115,10 @@ pub use toolgate_policy as profile;
 #[cfg(feature = "action-guard")]
 pub use toolgate_policy::action_guard;
 
+#[cfg(feature = "look")]
+pub use toolgate_core::look;
+pub use toolgate_core::reach;
+
 #[cfg(feature = "cli")]
 pub use toolgate_agents::{client, decision_log, hook, install};
 

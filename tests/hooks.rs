@@ -476,7 +476,10 @@ fn profile_decides_instead_of_the_mode() {
 fn each_clients_cwd_puts_absolute_paths_inside_the_project() {
     // Every payload here says `cwd` is `/p`.
     let inside = "cat /p/src/main.rs";
-    let climbs = "cat /p/../etc/passwd";
+    // A climb out of the project into a home: a private place, which the
+    // look leaves unsettled (a system file such as `/etc/os-release` it
+    // may clear).
+    let climbs = "cat /p/../home/u/notes.txt";
     let elsewhere = "cat /q/src/main.rs";
     for (name, payload, allow) in [
         ("claude", claude_payload as fn(&str) -> Vec<u8>, "allow"),

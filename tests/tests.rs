@@ -14,6 +14,7 @@ mod hooks;
 mod install;
 mod labels;
 mod lean_core;
+mod look;
 mod malicious;
 mod oracle;
 mod own_corpus;

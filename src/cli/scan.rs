@@ -98,6 +98,12 @@ pub struct ScanArgs {
     /// With --decide: refuse (default) or every-part-safe.
     #[arg(long, requires = "decide")]
     pub compound: Option<String>,
+    /// With --decide: look before allowing, as the hook does: what each
+    /// command would read is looked at on this machine, from its `cwd`
+    /// (or `--cwd`, or the current directory), and a secret found stops
+    /// the allow. Without it a read only a look could clear is not allowed.
+    #[arg(long, requires = "decide")]
+    pub look: bool,
 }
 
 /// What a thread learnt from a chunk, in input order. The sink empties
@@ -633,7 +639,29 @@ impl Job<'_> {
         };
         let verdict = self.gate.as_ref().map(|gate| {
             let call = serde_json::json!({ "command": text });
-            let v = gate.decide_in(SCAN_TOOL, &call, None, &ctx);
+            let assessed = gate.assess_in(SCAN_TOOL, &call, None, &ctx);
+            let v = gate.decide_assessed(SCAN_TOOL, &call, None, None, assessed.clone());
+            // With `--look` the gate noted what the command reads; look at
+            // it from where the command runs.
+            let v = if assessed.reach.is_some() {
+                let here = std::env::current_dir().ok();
+                let dir = match cwd {
+                    Some(c) => toolgate::look::native_dir(c),
+                    None => here,
+                };
+                toolgate::look::settle(
+                    gate,
+                    v,
+                    &assessed,
+                    SCAN_TOOL,
+                    &call,
+                    dir.as_deref(),
+                    None,
+                    &toolgate::look::Budget::default(),
+                )
+            } else {
+                v
+            };
             // Bytes that are not what was read are never let through on
             // what was read.
             if lossy && v.decision == Decision::Allow {
@@ -819,7 +847,7 @@ pub fn run(
     super::context(args.cwd.as_deref())?;
     let gate = args
         .decide
-        .then(|| scan_gate(classifier, &args))
+        .then(|| scan_gate(classifier, &args).map(|g| g.reaching(args.look)))
         .transpose()?;
     let job = Job {
         classifier,

@@ -108,9 +108,12 @@ pub mod gate;
 mod glob;
 pub mod guard_paths;
 pub mod label;
+#[cfg(feature = "look")]
+pub mod look;
 pub mod landing;
 pub mod matcher;
 pub mod normalize;
+pub mod reach;
 pub mod secrets;
 pub mod shell;
 pub mod spec;

@@ -11,6 +11,7 @@
 
 mod bare_repo;
 pub mod config;
+pub mod look;
 pub mod policy;
 
 use std::io::Read;
@@ -236,6 +237,14 @@ pub fn respond_traced(
                 None,
                 assessed,
             );
+            let verdict = look::before_allowing(
+                gate,
+                verdict,
+                shell_assessed.as_ref(),
+                &request.tool_name,
+                &request.tool_input,
+                request.cwd.as_deref(),
+            );
             // A file edit that does not touch the guard's own files, and
             // that no rule decided, is not toolgate's to judge.
             let edit_elsewhere = is_file_edit_tool(&request.tool_name)
@@ -363,6 +372,8 @@ fn decide_commands(
         let assessed = gate.assess_in(tool, &args, None, ctx);
         let shell_assessed = gate.is_shell_tool(tool).then(|| assessed.clone());
         let verdict = gate.decide_assessed(tool, &args, None, None, assessed);
+        let verdict =
+            look::before_allowing(gate, verdict, shell_assessed.as_ref(), tool, &args, ctx.cwd);
         let verdict = match project {
             Some(p) => p.tighten(verdict, tool, &args, ctx, shell_assessed.as_ref()),
             None => verdict,
