@@ -103,7 +103,7 @@
 
 pub use toolgate_core::{
     batch, classify, classify_bytes, error, gate, guard_paths, label, label_for_hints,
-    label_tool_call, landing, matcher, normalize, shell, spec, taxonomy, tools, Analysis,
+    label_tool_call, landing, matcher, normalize, secrets, shell, spec, taxonomy, tools, Analysis,
     Assessment, BlastRadius, Class, Classifier, Context, EmbeddedTaxonomyError, Hints, Label,
     Origin, Taxonomy, TaxonomyError, ToolLabeler,
 };

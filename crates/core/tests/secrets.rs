@@ -296,3 +296,198 @@ fn the_python_reference_check_passes() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Runs `script` with the reference module loaded as `ref` and `probes`
+/// on its standard input, one a line; its output lines, or `None` where
+/// no Python with `tomllib` is at hand.
+fn reference(script: &str, probes: &[String]) -> Option<Vec<String>> {
+    use std::io::Write;
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let prelude = format!(
+        "import importlib.util, sys\n\
+         spec = importlib.util.spec_from_file_location('ref', '{root}/tests/secrets_data_check.py')\n\
+         ref = importlib.util.module_from_spec(spec)\n\
+         spec.loader.exec_module(ref)\n"
+    );
+    let mut child = std::process::Command::new("python3")
+        .args(["-c", &format!("{prelude}{script}")])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut input = probes.join("\n");
+    input.push('\n');
+    let mut stdin = child.stdin.take()?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().ok()?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return None;
+    }
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(String::from)
+            .collect(),
+    )
+}
+
+/// Paths and words to compare the two matchers on: every case of
+/// `files.toml`, every word of the project's corpora, and each entry of
+/// the tables in a few shapes and places.
+fn path_probes() -> Vec<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut words: Vec<String> = Vec::new();
+    for file in [
+        "corpus/core.jsonl",
+        "corpus/agent-calls.jsonl",
+        "corpus/allow-list-traps.jsonl",
+    ] {
+        if let Ok(text) = std::fs::read_to_string(format!("{root}/{file}")) {
+            for w in text.split(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
+                words.push(w.to_string());
+                words.extend(w.split(['=', ':', ',']).map(str::to_string));
+            }
+        }
+    }
+    let (_, table) = secret_files()
+        .into_iter()
+        .find(|(n, _)| n == "files.toml")
+        .expect("files.toml");
+    for key in ["dirs", "names", "suffixes", "paths", "words"] {
+        for t in table
+            .get(key)
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            words.extend(strings(t.get("examples")));
+            words.extend(strings(t.get("near_misses")));
+            for list in ["names", "suffixes", "paths", "words"] {
+                for e in strings(t.get(list)) {
+                    let e = e.replace("**", "a/b").replace('*', "x");
+                    for shape in [
+                        e.clone(),
+                        e.to_ascii_uppercase(),
+                        format!("x{e}"),
+                        format!("{e}.bak~"),
+                        format!("{e}.md"),
+                        format!("{e}.pub"),
+                        format!("my_{e}_x.txt"),
+                    ] {
+                        for dir in ["", ".git/", "/home/u/.config/"] {
+                            words.push(format!("{dir}{shape}"));
+                            words.push(format!("{shape}/{dir}y"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    words.retain(|w| !w.is_empty() && !w.contains(['\n', '\r']) && w.is_ascii());
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// The file-name matcher says of every probe what the reference matcher
+/// says: the same kind (the first table that matches), or none.
+#[test]
+fn the_file_matcher_agrees_with_the_reference() {
+    let probes = path_probes();
+    assert!(probes.len() > 10_000, "{}", probes.len());
+    let script = "tables = ref.load_files(ref.DIR / 'files.toml')\n\
+                  for line in sys.stdin:\n    p = line.rstrip('\\n')\n    \
+                  print(next((t.kind for t in tables if t.matches(p) is not None), '-'))\n";
+    let Some(want) = reference(script, &probes) else {
+        eprintln!("skipped: no python3 with tomllib");
+        return;
+    };
+    assert_eq!(want.len(), probes.len());
+    let mut secret = 0;
+    let mut differ = Vec::new();
+    for (p, w) in probes.iter().zip(&want) {
+        let got = files::kind_of_path(p, true).unwrap_or("-");
+        secret += usize::from(got != "-");
+        if got != w {
+            differ.push(format!("{p:?}: {got} (reference: {w})"));
+        }
+    }
+    assert!(secret > 1_000, "{secret}");
+    assert!(
+        differ.is_empty(),
+        "{}:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
+
+/// The detectors find in every line of the project's corpora, and of the
+/// secret taxonomy itself, what the reference's detectors find there.
+#[test]
+fn the_detectors_agree_with_the_reference() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut lines: Vec<String> = Vec::new();
+    for file in [
+        "corpus/core.jsonl",
+        "corpus/agent-calls.jsonl",
+        "corpus/allow-list-traps.jsonl",
+        "corpus/shell-traps.jsonl",
+    ] {
+        if let Ok(text) = std::fs::read_to_string(format!("{root}/{file}")) {
+            lines.extend(text.lines().map(String::from));
+        }
+    }
+    for (path, text) in embedded_sources() {
+        if path.starts_with("secrets/") {
+            lines.extend(text.lines().map(String::from));
+        }
+    }
+    for (_, _, good, bad) in detector_cases() {
+        lines.extend(
+            good.iter()
+                .chain(&bad)
+                .flat_map(|t| t.split('\n'))
+                .map(String::from),
+        );
+    }
+    lines.retain(|l| !l.contains('\r'));
+    lines.sort();
+    lines.dedup();
+    let script = "ph = ref.load_placeholders(ref.DIR / 'placeholders.toml')\n\
+                  dets = []\n\
+                  for p in sorted(ref.DIR.glob('*.toml')):\n    \
+                  if p.name not in ('placeholders.toml', 'files.toml'):\n        \
+                  dets += ref.load_detectors(p, ph, {})\n\
+                  for line in sys.stdin:\n    l = line.rstrip('\\n')\n    \
+                  print(' '.join(d.id for d in dets if d.find(l) is not None) or '-')\n";
+    let Some(want) = reference(script, &lines) else {
+        eprintln!("skipped: no python3 with tomllib");
+        return;
+    };
+    assert_eq!(want.len(), lines.len());
+    let mut differ = Vec::new();
+    let mut found = 0;
+    for (l, w) in lines.iter().zip(&want) {
+        let mut ids: Vec<&str> = secrets::scan(l.as_bytes()).map(|h| h.detector).collect();
+        let order: Vec<&str> = secrets::detector_list().map(|d| d.id).collect();
+        ids.sort_by_key(|id| order.iter().position(|o| o == id));
+        ids.dedup();
+        let got = if ids.is_empty() {
+            "-".to_string()
+        } else {
+            ids.join(" ")
+        };
+        found += usize::from(got != "-");
+        if got != *w {
+            differ.push(format!("{l:?}: {got} (reference: {w})"));
+        }
+    }
+    assert!(found > 300, "{found}");
+    assert!(
+        differ.is_empty(),
+        "{}:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}

@@ -13,12 +13,14 @@
 //!   any letter case when it has four bytes or more and the pattern goes on
 //!   with a token's byte or ends there (`grep -i akia`, but not
 //!   `Asia/Tokyo`); a pattern that ends with five or more bytes that begin
-//!   one (`pypi-Ag`) hunts too;
+//!   one, past its first word (`pypi-Ag`), hunts too. A short one that
+//!   starts with punctuation (`-us`, `://`) joins a token's parts and is no
+//!   hunt alone;
 //! - a **name** keyword (`password`, `token`, `secret`, `api_key`) hunts
 //!   where it starts a word and is assigned (`=` or `:` within a few
-//!   bytes: `password\s*=`, `api_key:`), or ends a qualified name
-//!   (`GITHUB_TOKEN`, `AWS_SECRET`, `db.password`); alone (`token`,
-//!   `secrets`, `password_hash`) it is a plain search.
+//!   bytes: `password\s*=`, `api_key:`), or, five bytes or more, ends a
+//!   qualified name (`GITHUB_TOKEN`, `AWS_SECRET`, `db.password`); alone
+//!   (`token`, `secrets`, `password_hash`) it is a plain search.
 //!
 //! "Any spelling": the pattern is read twice, once with the regex
 //! punctuation that can spell a literal another way taken out (`AK[I]A`,
@@ -116,6 +118,11 @@ fn hunt_in(f: &[u8]) -> Option<String> {
 /// A format keyword at `f[i..]`, a word's start.
 fn format_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
     let k = kw.spelled.as_bytes();
+    // One that starts with punctuation (`-us`, `:AA`, `://`) ends or
+    // joins a token's parts: short, it is no search for tokens.
+    if k.len() < 4 && !k.first().is_some_and(u8::is_ascii_alphanumeric) {
+        return None;
+    }
     let rest = &f[i..];
     let why = || {
         Some(format!(
@@ -135,7 +142,13 @@ fn format_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
             ));
         }
     }
-    if rest.len() >= 5 && rest.len() < k.len() && k.starts_with(rest) {
+    // The pattern ends with a format's start, past its first word
+    // (`pypi-Ag`, but not `secret` of `secret_`).
+    if rest.len() >= 5
+        && rest.len() < k.len()
+        && k.starts_with(rest)
+        && !rest.iter().all(u8::is_ascii_alphabetic)
+    {
         return why();
     }
     None
@@ -170,8 +183,10 @@ fn name_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
     if kw.lower == "bearer" && f.get(end) == Some(&b' ') {
         return Some("the pattern looks for bearer tokens".into());
     }
-    // The end of a qualified name (`GITHUB_TOKEN`, `AWS_SECRET`).
-    let ends_name = f.get(end).is_none_or(|&b| !name_byte(b));
+    // The end of a qualified name (`GITHUB_TOKEN`, `AWS_SECRET`), by a
+    // keyword of five bytes or more: `rebuild_auth`, `old_pwd` are names
+    // of code as often as of secrets.
+    let ends_name = k.len() >= 5 && f.get(end).is_none_or(|&b| !name_byte(b));
     let qualified =
         i >= 2 && matches!(f[i - 1], b'_' | b'-' | b'.') && f[i - 2].is_ascii_alphanumeric();
     if ends_name && qualified {

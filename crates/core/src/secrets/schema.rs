@@ -248,7 +248,7 @@ impl fmt::Display for Problem {
     }
 }
 
-/// The placeholder keys in `[placeholders]` the reference requires.
+/// The fewest examples, and near misses, an entry may prove itself with.
 const MIN_CASES: usize = 2;
 
 /// The largest bounded repetition a pattern may use: bigger ones make the

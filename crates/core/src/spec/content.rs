@@ -380,6 +380,7 @@ mod tests {
             "\\bAKIA",
             "akia",
             "pypi-Ag",
+            "BEGIN RSA",
         ] {
             assert!(hunts_credentials(hunt).is_some(), "{hunt}");
         }
@@ -396,6 +397,9 @@ mod tests {
             "is_authenticated",
             "https://",
             "max_tokens",
+            "def rebuild_auth",
+            "secret",
+            "-user",
         ] {
             assert_eq!(hunts_credentials(plain), None, "{plain}");
         }
