@@ -65,7 +65,7 @@ fn git(dir: &Path, args: &[&str]) -> bool {
 fn history_tree(look: &Path, home: &Path) -> bool {
     let dir = home.join("history");
     copy_tree(&look.join("trees/clean"), &dir);
-    let settings = std::fs::read(look.join("trees/secret-module/app/settings.py"))
+    let settings = std::fs::read(look.join("trees/ordinary-names/app/settings.py"))
         .unwrap_or_else(|e| panic!("{e}"));
     std::fs::create_dir_all(dir.join("app")).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.join("app/settings.py"), settings).unwrap_or_else(|e| panic!("{e}"));
@@ -111,8 +111,11 @@ fn planted(look: &Path) -> Vec<String> {
 fn the_hook_looks_before_it_allows_and_no_allowed_call_prints_a_secret() {
     let look = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/look");
     let home = home("cases");
-    for tree in ["clean", "secret-module", "links", "nested-env", "cd-into-secrets"] {
+    for tree in ["clean", "ordinary-names", "links", "nested-env", "deploy-tree"] {
         copy_tree(&look.join("trees").join(tree), &home.join(tree));
+        // Each its own project, as a checkout is (the fixtures themselves
+        // sit inside toolgate's work tree).
+        std::fs::create_dir_all(home.join(tree).join(".git")).unwrap_or_else(|e| panic!("{e}"));
     }
     let has_history = history_tree(&look, &home);
     let secrets = planted(&look);
@@ -185,6 +188,7 @@ fn without_the_look_a_read_only_a_look_can_clear_is_not_allowed() {
     let look = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/look");
     let home = home("off");
     copy_tree(&look.join("trees/clean"), &home.join("clean"));
+    std::fs::create_dir_all(home.join("clean/.git")).unwrap_or_else(|e| panic!("{e}"));
     let home_text = home.to_string_lossy().into_owned();
     let cwd = home.join("clean");
     for (command, on, off) in [

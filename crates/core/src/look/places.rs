@@ -46,8 +46,11 @@ const PROC_MACHINE_FILES: &[&str] = &[
 ];
 
 impl Places {
-    /// Which place `path` (absolute, links already resolved) is.
+    /// Which place `path` (absolute, links already resolved; a `..` left
+    /// in it is applied lexically) is.
     pub fn place_of(&self, path: &Path) -> Place {
+        let normal = lexical(path);
+        let path = normal.as_path();
         let parts = components(path);
         let first = parts.first().map(String::as_str);
         match first {
@@ -80,6 +83,22 @@ impl Places {
         }
         Place::Private
     }
+}
+
+/// `path` with `.` and `..` applied to the components before them, as
+/// `Path::starts_with` does not (`/p/../home` does start with `/p`).
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 /// A path's normal components, as text (a Windows prefix as its drive
@@ -243,6 +262,8 @@ mod tests {
             ("/proc/1/cmdline", Place::Unreadable),
             ("/dev/fd/3", Place::Unreadable),
             ("/srv/data/x", Place::Private),
+            ("/home/ann/proj/../other/x", Place::Private),
+            ("/home/ann/proj/./src/../README.md", Place::Project),
         ] {
             assert_eq!(places.place_of(Path::new(path)), want, "{path}");
         }

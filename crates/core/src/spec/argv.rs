@@ -437,12 +437,20 @@ impl<'s, 'c> Reader<'s, 'c> {
             ));
         }
         self.operands(spec, path, &seen)?;
-        // `git show` with no revision prints HEAD's changes.
+        // `git show`, `git log -p` with no revision print HEAD's changes
+        // and history.
         if let Some(notes) = self.reach {
             let printed = |t: &crate::reach::Touch| {
                 matches!(t.target, crate::reach::Target::GitObject { .. })
             };
-            if path == "git show" && !notes.reach.borrow().touches.iter().any(printed) {
+            let implicit_head = matches!(
+                path,
+                "git show" | "git log" | "git whatchanged" | "git stash show" | "git reflog"
+            );
+            if implicit_head
+                && self.prints_revisions(path)
+                && !notes.reach.borrow().touches.iter().any(printed)
+            {
                 self.prints_revision("HEAD", None);
             }
         }
@@ -1016,6 +1024,22 @@ impl<'s, 'c> Reader<'s, 'c> {
         Ok(())
     }
 
+    /// Whether the git command `path` (`git log`) prints what its
+    /// revisions hold, as its options stand: file contents or changes.
+    fn prints_revisions(&self, path: &str) -> bool {
+        let given = self.given.borrow();
+        let patch = ["-p", "-u", "--patch", "-U", "--patch-with-stat", "--patch-with-raw"]
+            .iter()
+            .any(|o| given.has(o));
+        matches!(
+            path,
+            "git show" | "git diff" | "git difftool" | "git grep" | "git cat-file" | "git blame"
+        ) || (matches!(
+            path,
+            "git log" | "git stash show" | "git whatchanged" | "git reflog"
+        ) && patch)
+    }
+
     /// Notes a git object the command prints, for a caller that will look:
     /// a blob (`REV:path`) always; for a bare revision, what its commits
     /// change, where the command prints that (`git show`, `git diff`, `git
@@ -1024,14 +1048,7 @@ impl<'s, 'c> Reader<'s, 'c> {
         let Some(notes) = self.reach else {
             return;
         };
-        let printed = path.is_some() || {
-            let current = notes.current.borrow();
-            let given = self.given.borrow();
-            let patch = ["-p", "-u", "--patch", "-U"].iter().any(|o| given.has(o));
-            matches!(current.as_str(), "git show" | "git diff" | "git difftool")
-                || (matches!(current.as_str(), "git log" | "git stash show" | "git whatchanged")
-                    && patch)
-        };
+        let printed = path.is_some() || self.prints_revisions(&notes.current.borrow());
         if printed {
             notes.touch(crate::reach::Target::GitObject {
                 rev: rev.to_string(),
