@@ -80,6 +80,7 @@ impl Client for Cline {
             commands,
             event: payload::text(obj.get("hookName")),
             cwd: root.or_else(first_root),
+            permission_mode: None,
         })
     }
 
@@ -106,6 +107,16 @@ impl Client for Cline {
 
     fn no_opinion(&self) -> Option<Answer> {
         Some(no_opinion())
+    }
+
+    fn no_opinion_note(&self) -> Option<&'static str> {
+        Some(
+            "Cline runs a command its hook leaves alone as its own approval says: with \
+             auto-approve on (`cline -y`, or commands auto-approved in its settings) unknown \
+             commands run unasked. For a stop on them too, install with `--mode balanced` \
+             (an ask, which Cline can only honour by cancelling the run) or `--mode restricted` \
+             (a denial, which cancels the run as well).",
+        )
     }
 
     fn fail_closed(&self, _headless: bool) -> Decision {
