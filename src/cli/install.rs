@@ -178,7 +178,8 @@ pub fn run_install(
     finish(&change, args.dry_run, out)?;
     let cwd = match &scope {
         Scope::Project(d) => d.clone(),
-        Scope::User => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        // Where doctor runs a user hook's canaries: the home directory.
+        Scope::User => env.home.clone().unwrap_or_else(|| PathBuf::from("/")),
     };
     let row = doctor::effective_row(
         classifier,
@@ -194,13 +195,13 @@ pub fn run_install(
         (None, None, Some(file)) => format!("the mode or profile of {}", file.display()),
         (None, None, None) => "no mode".into(),
     };
-    writeln!(out, "{} under {named}: {row}", client.title())?;
-    if row.leaves_unknown_to_client() {
-        if let Some(note) = client.no_opinion_note() {
-            writeln!(out, "{note}")?;
-        }
-    }
     if !args.dry_run {
+        writeln!(out, "{} under {named}: {row}", client.title())?;
+        if row.leaves_unknown_to_client() {
+            if let Some(note) = client.no_opinion_note() {
+                writeln!(out, "{note}")?;
+            }
+        }
         if let Some(note) = client.after_install(&scope) {
             writeln!(out, "{note}")?;
         }

@@ -98,8 +98,8 @@ pub fn run(list: List, args: RuleArgs, out: &mut dyn Write) -> anyhow::Result<bo
     let name = path.display().to_string();
     if args.project.is_some() {
         ProjectPolicy::parse(&name, &new)?;
-    } else {
-        HookConfig::parse(&name, &new)?;
+    } else if let Some(e) = HookConfig::parse(&name, &new)?.rule_error(&name) {
+        return Err(e.into());
     }
     let change = Change::edit(path.clone(), old, new);
     if args.dry_run {

@@ -71,13 +71,13 @@ impl ClientMode {
 const EDIT_WIDENABLE: &[&str] = &["mode_guard", "mode_balanced"];
 
 /// The verdict under the client's permission mode `mode` (`name` as the
-/// payload spelt it). `command` is a shell call's command (several: one a
-/// line), `cwd` where it runs.
+/// payload spelt it). `commands` are a shell call's commands (none for
+/// another tool), `cwd` where they run.
 pub fn apply(
     mode: ClientMode,
     name: &str,
     verdict: Verdict,
-    command: Option<&str>,
+    commands: &[&str],
     cwd: Option<&str>,
 ) -> Verdict {
     match mode {
@@ -114,12 +114,12 @@ pub fn apply(
         ClientMode::AcceptEdits => {
             let widenable = matches!(verdict.decision, Decision::Ask | Decision::NoOpinion)
                 && EDIT_WIDENABLE.contains(&verdict.source.as_str());
-            let (Some(command), Some(cwd), true) = (command, cwd, widenable) else {
+            let (Some(cwd), true) = (cwd, widenable && !commands.is_empty()) else {
                 return verdict;
             };
             let guard = GuardPaths::from_env();
-            let confined = command
-                .lines()
+            let confined = commands
+                .iter()
                 .all(|c| confined_write(c, Path::new(cwd), &guard).is_ok());
             if !confined {
                 return verdict;

@@ -54,6 +54,10 @@ pub struct HookConfig {
     pub tools: BTreeMap<String, ToolHints>,
     /// Write the decision log (default on; `TOOLGATE_LOG` overrides).
     pub log: Option<bool>,
+    /// The first malformed rule and its line, found when the text was
+    /// parsed.
+    #[serde(skip)]
+    bad_rule: Option<(Option<usize>, RuleError)>,
 }
 
 /// `[rules]`.
@@ -129,23 +133,33 @@ impl HookConfig {
 
     /// Parses a configuration file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<HookConfig, ConfigError> {
-        let config: HookConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+        let mut config: HookConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
             file: file.to_string(),
             message: e.to_string(),
         })?;
-        // Every rule is read here, at load, so that a bad one is named with
-        // its line before any call is decided.
+        // A bad rule is named with its line when the gate is built
+        // ([`HookConfig::gate_config`]), not here: the file's `headless`
+        // and `log` must still hold for the fail-closed answer it gets.
         let r = &config.rules;
-        for rule in r.allow.iter().chain(&r.ask).chain(&r.deny) {
-            if let Err(source) = Rule::parse(rule) {
-                return Err(ConfigError::Rule {
-                    file: file.to_string(),
-                    line: rule_line(text, rule),
-                    source,
-                });
-            }
-        }
+        config.bad_rule = r
+            .allow
+            .iter()
+            .chain(&r.ask)
+            .chain(&r.deny)
+            .find_map(|rule| Rule::parse(rule).err().map(|e| (rule_line(text, rule), e)));
         Ok(config)
+    }
+
+    /// The first rule of the file that does not parse, with its line: the
+    /// error the hook, `doctor` and `scan --decide` report.
+    pub fn rule_error(&self, file: &str) -> Option<ConfigError> {
+        self.bad_rule
+            .as_ref()
+            .map(|(line, source)| ConfigError::Rule {
+                file: file.to_string(),
+                line: *line,
+                source: source.clone(),
+            })
     }
 
     /// The gate configuration this file describes. `mode`, `profile` and
@@ -180,6 +194,9 @@ impl HookConfig {
         profile: Option<String>,
         compound: Option<CompoundPolicy>,
     ) -> Result<GateConfig, ConfigError> {
+        if let Some(e) = self.rule_error(file) {
+            return Err(e);
+        }
         let rules = Rules::parse(&self.rules.allow, &self.rules.ask, &self.rules.deny).map_err(
             |source| ConfigError::Rule {
                 file: file.to_string(),
@@ -312,7 +329,7 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_rule_is_an_error_at_load_with_file_line_and_spelling() {
+    fn a_bad_rule_is_an_error_with_file_line_and_spelling() {
         for (text, message) in [
             (
                 "mode = \"guard\"\n[rules]\nallow = [\"Bash(npm test)\"]\n",
@@ -327,7 +344,10 @@ mod tests {
                 "c.toml:2: [rules]: permission rule `Bash:cmnd=rm *`: unknown key `cmnd` for the shell tool: write `Bash:cmd=rm *`",
             ),
         ] {
-            let got = HookConfig::parse("c.toml", text).map(|_| ()).map_err(|e| e.to_string());
+            let got = HookConfig::parse("c.toml", text)
+                .and_then(|c| c.gate_config("c.toml", None, None, None))
+                .map(|_| ())
+                .map_err(|e| e.to_string());
             assert_eq!(got, Err(message.to_string()), "{text}");
         }
         let unknown = HookConfig::parse("c.toml", "[rules]\nalow = []\n").map(|_| ());

@@ -235,24 +235,20 @@ pub fn respond_traced(
             // The client's own file-reading tools, routed to the hook where
             // the client allows: a read of a secret is judged as `cat` of
             // it would be; any other read is the client's to decide.
-            if !shell && client.hooks_file_edits() {
-                if let Some(path) = read_target(&request.tool_name, &request.tool_input) {
-                    match secret_read(gate, &path, &ctx) {
-                        Some(verdict) => {
-                            return finish(client, &request, verdict, trace, opts);
-                        }
-                        None => {
-                            if let Some(answer) = client.no_opinion() {
-                                trace.source = "no_opinion".into();
-                                trace.reason =
-                                    "a read of no secret file: left to the client".into();
-                                return (answer, trace);
-                            }
-                        }
-                    }
-                }
+            let read = (!shell && client.hooks_file_edits())
+                .then(|| read_target(&request.tool_name, &request.tool_input))
+                .flatten();
+            let secret = read
+                .as_deref()
+                .and_then(|path| secret_read(gate, path, &ctx));
+            let mut assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
+            // A secret read is decided as the destructive call it is, by
+            // the rules, the profile or the mode's row alike.
+            let reads_secret = secret.is_some();
+            if let Some(label) = secret {
+                assessed.label = label;
+                assessed.every_part_safe = false;
             }
-            let assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
             let shell_assessed = shell.then(|| assessed.clone());
             let verdict = gate.decide_assessed(
                 &request.tool_name,
@@ -266,6 +262,22 @@ pub fn respond_traced(
             let edit_elsewhere = is_file_edit_tool(&request.tool_name)
                 && verdict.source != "self_protection"
                 && !verdict.source.starts_with("rule_");
+            // So is a file tool's read of no secret that no rule decided,
+            // unless the mode or profile named is one toolgate does not
+            // know (it is then strict, fail-closed).
+            let read_elsewhere = read.is_some()
+                && !reads_secret
+                && gate.unrecognised().is_none()
+                && verdict.source != "self_protection"
+                && !verdict.source.starts_with("rule_");
+            if read_elsewhere {
+                if let Some(answer) = client.no_opinion() {
+                    trace.label = Some(verdict.label.class);
+                    trace.source = "no_opinion".into();
+                    trace.reason = "a read of no secret file: left to the client".into();
+                    return (answer, trace);
+                }
+            }
             if !shell && edit_elsewhere && client.hooks_file_edits() {
                 if let Some(answer) = client.no_opinion() {
                     trace.label = Some(verdict.label.class);
@@ -311,11 +323,17 @@ pub fn respond_traced(
         }
     };
     let verdict = refuse_git_in_bare_repository(gate, verdict, trace.command.as_deref(), &ctx);
+    // The call's shell commands, each whole (a here-document spans lines).
+    let commands: Vec<&str> = match (&request.commands, &trace.command) {
+        (Some(list), _) => list.iter().map(String::as_str).collect(),
+        (None, Some(one)) => vec![one.as_str()],
+        (None, None) => Vec::new(),
+    };
     let verdict = client_mode::apply(
         ClientMode::from_payload(request.permission_mode.as_deref()),
         request.permission_mode.as_deref().unwrap_or_default(),
         verdict,
-        trace.command.as_deref(),
+        &commands,
         request.cwd.as_deref(),
     );
     let verdict = how_to_stop_asking(verdict, trace.command.as_deref());
@@ -366,11 +384,14 @@ fn read_target(tool: &str, input: &Value) -> Option<String> {
         .map(String::from)
 }
 
-/// The verdict for a file tool's read of `path` when it is a secret
-/// (judged as `cat PATH` would be, or by the path's secret class): the
-/// mode's answer to a destructive call, at least an ask unless the mode
-/// allows everything. `None` when it reads no secret.
-fn secret_read(gate: &Gate<'_>, path: &str, ctx: &toolgate_core::Context<'_>) -> Option<Verdict> {
+/// The label of a file tool's read of `path` when it reads a secret: the
+/// label `cat PATH` gets when that is destructive, else one for the path's
+/// secret class. `None` when it reads no secret.
+fn secret_read(
+    gate: &Gate<'_>,
+    path: &str,
+    ctx: &toolgate_core::Context<'_>,
+) -> Option<toolgate_core::Label> {
     let cat = format!("cat -- {}", shell_words::quote(path));
     let args = serde_json::json!({ "command": cat });
     let tool = DEFAULT_SHELL_TOOLS
@@ -379,30 +400,23 @@ fn secret_read(gate: &Gate<'_>, path: &str, ctx: &toolgate_core::Context<'_>) ->
         .find(|t| gate.is_shell_tool(t))?;
     let label = gate.assess_in(tool, &args, None, ctx).label;
     let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
-    let class = toolgate_core::spec::paths::secret_class(&parts);
-    let label = match (label.class, class) {
-        (Class::Destructive, _) => label,
-        (_, Some(class)) => toolgate_core::Label {
+    match (
+        label.class,
+        toolgate_core::spec::paths::secret_class(&parts),
+    ) {
+        (Class::Destructive, _) => Some(toolgate_core::Label {
+            reason: format!("a file tool's read judged as `{cat}`: {}", label.reason).into(),
+            ..label
+        }),
+        (_, Some(class)) => Some(toolgate_core::Label {
             class: Class::Destructive,
             origin: toolgate_core::label::Origin::Classifier,
             blast_radius: toolgate_core::BlastRadius::Medium,
             category: "credential-access".into(),
             reason: format!("reads `{path}`, a secret file ({class})").into(),
-        },
-        _ => return None,
-    };
-    let decision = gate.mode().decide(&label);
-    Some(Verdict {
-        decision,
-        reason: format!(
-            "a file read judged as `{cat}` would be: {} ({}) in {} mode",
-            label.reason,
-            label.category,
-            gate.mode()
-        ),
-        label,
-        source: "file_read".into(),
-    })
+        }),
+        _ => None,
+    }
 }
 
 /// A label's category, when it has one.
