@@ -318,6 +318,7 @@ fn file_tools_get_an_answer_only_where_it_matters() {
         ("Read", json!({"file_path": at("src/main.rs")}), "none"),
         ("Grep", json!({"pattern": "x", "path": at("src")}), "none"),
         ("Glob", json!({"pattern": "**/*.rs"}), "none"),
+        ("Grep", json!({"pattern": "fn main"}), "none"),
         (
             "Edit",
             json!({"file_path": at(".claude/settings.json"), "old_string": "a", "new_string": "b"}),
@@ -337,6 +338,18 @@ fn file_tools_get_an_answer_only_where_it_matters() {
         let (got, reason) = decided("guard", &claude_tool(tool, input.clone(), &cwd));
         assert_eq!(got, want, "{tool} {input}: {reason}");
     }
+    // Routed to the hook whatever the mode: balanced does not ask for
+    // every file read, and still asks for a secret one.
+    let (got, _) = decided(
+        "balanced",
+        &claude_tool("Glob", json!({"pattern": "*"}), &cwd),
+    );
+    assert_eq!(got, "none");
+    let (got, _) = decided(
+        "balanced",
+        &claude_tool("Read", json!({"file_path": at(".env")}), &cwd),
+    );
+    assert_eq!(got, "ask");
     // A rule that names the tool still decides a read of no secret.
     let config = p.path().join("config.toml");
     std::fs::write(
@@ -405,4 +418,32 @@ fn a_bad_rule_is_named_in_the_hooks_reason() {
             config.display()
         )
     );
+}
+
+/// `explain` ends with the rule that would allow a command it calls
+/// unknown, and offers none for a destructive or a compound one.
+#[test]
+fn explain_ends_with_the_allow_rule_for_an_unknown_command() {
+    let run = |words: &[&str]| {
+        let mut args = vec!["explain"];
+        args.extend_from_slice(words);
+        let o = crate::util::run(&args, b"", &[]);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let out = run(&["npm", "test"]);
+    assert!(
+        out.ends_with(
+            "\nto allow it: toolgate allow 'shell:cmd=npm test' (the guard mode leaves it to your \
+             client's own permissions; balanced and strict ask for it)\n"
+        ),
+        "{out}"
+    );
+    for words in [
+        &["rm", "-rf", "build"][..],
+        &["npm test && make"],
+        &["git", "status"],
+    ] {
+        let out = run(words);
+        assert!(!out.contains("to allow it"), "{words:?}: {out}");
+    }
 }

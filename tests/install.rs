@@ -1085,3 +1085,44 @@ fn rules_are_written_checked_and_placed() {
         "[rules]\ndeny = [\"shell:cmd=terraform apply*\"]\n"
     );
 }
+
+/// Run inside a project, `doctor` checks its settings without
+/// `--project`, and a valid strict `.toolgate.toml` there is what the
+/// hook must obey, not a fault.
+#[test]
+fn doctor_finds_the_project_it_runs_in_and_obeys_its_policy() {
+    let home = Home::new("doctor-project");
+    let project = home.path("work/app");
+    fs::create_dir_all(project.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    let dir = project.display().to_string();
+    home.ok(&["install", "claude", "--project", &dir]);
+    home.write("work/app/.toolgate.toml", "mode = \"strict\"\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("doctor")
+        .current_dir(project.join(".git"))
+        .env("HOME", home.path(""))
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env_remove("TOOLGATE_MODE")
+        .env_remove("TOOLGATE_CONFIG")
+        .env_remove("TOOLGATE_HEADLESS")
+        .env_remove("TOOLGATE_PROFILE")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains(&format!(
+            "claude   project {}/.claude/settings.json  live",
+            project.display()
+        )),
+        "{report}"
+    );
+    // The project's strict mode asks for the safe canary too.
+    assert!(
+        report.contains(
+            "    row: safe → Claude Code asks you; destructive → Claude Code asks you; unknown → Claude Code asks you\n"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("ok (it can only tighten)"), "{report}");
+}

@@ -105,7 +105,7 @@ pub fn run(
         writeln!(out)?;
         writeln!(
             out,
-            "to allow it: {} (the guard mode leaves it to your client's own permissions;              balanced and strict ask for it)",
+            "to allow it: {} (the guard mode leaves it to your client's own permissions; balanced and strict ask for it)",
             toolgate::hook::allow_line(command)
         )?;
     }

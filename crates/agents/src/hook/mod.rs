@@ -365,23 +365,29 @@ fn finish(
     (answer, trace)
 }
 
-/// The file-reading tools whose path field is read, by client: Claude
-/// Code's `Read`, `NotebookRead` and `Grep`, Gemini CLI's and Qwen Code's
-/// `read_file`.
+/// The file-reading and listing tools and their path field, by client:
+/// Claude Code's `Read`, `NotebookRead`, `Grep`, `Glob` and `LS`, Gemini
+/// CLI's and Qwen Code's `read_file`.
 const FILE_READ_TOOLS: &[(&str, &[&str])] = &[
     ("Read", &["file_path"]),
     ("NotebookRead", &["notebook_path"]),
     ("Grep", &["path"]),
+    ("Glob", &["path"]),
+    ("LS", &["path"]),
     ("read_file", &["file_path", "absolute_path", "path"]),
 ];
 
-/// The path a file-reading tool call reads, if `tool` is one.
+/// The path a file-reading tool call reads (empty when it names none, as
+/// a `Glob` in the working directory), if `tool` is one.
 fn read_target(tool: &str, input: &Value) -> Option<String> {
     let (_, keys) = FILE_READ_TOOLS.iter().find(|(name, _)| *name == tool)?;
-    keys.iter()
-        .find_map(|k| input.get(*k).and_then(Value::as_str))
-        .filter(|p| !p.trim().is_empty())
-        .map(String::from)
+    Some(
+        keys.iter()
+            .find_map(|k| input.get(*k).and_then(Value::as_str))
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    )
 }
 
 /// The label of a file tool's read of `path` when it reads a secret: the
@@ -392,6 +398,9 @@ fn secret_read(
     path: &str,
     ctx: &toolgate_core::Context<'_>,
 ) -> Option<toolgate_core::Label> {
+    if path.is_empty() {
+        return None;
+    }
     let cat = format!("cat -- {}", shell_words::quote(path));
     let args = serde_json::json!({ "command": cat });
     let tool = DEFAULT_SHELL_TOOLS
