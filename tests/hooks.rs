@@ -8,6 +8,7 @@ use crate::util;
 use serde_json::{json, Value};
 
 /// What `toolgate hook` printed and how it exited.
+#[derive(Debug)]
 pub(crate) struct Out {
     pub(crate) code: Option<i32>,
     pub(crate) stdout: String,

@@ -9,6 +9,7 @@ mod cli;
 mod decision_log;
 mod differential;
 mod gate;
+mod guard;
 mod guards;
 mod hooks;
 mod install;

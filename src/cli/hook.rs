@@ -36,8 +36,8 @@ pub struct HookArgs {
     /// windsurf or docker-agent (default: detected from the payload).
     #[arg(long)]
     pub protocol: Option<String>,
-    /// strict, balanced, restricted or autonomous (an unrecognised name is
-    /// strict).
+    /// guard, strict, balanced, restricted or autonomous (an unrecognised
+    /// name is strict; none is the legacy row, which asks for everything).
     #[arg(long)]
     pub mode: Option<String>,
     /// manual, review, supervised, cautious, trusted, auto, ci or full-auto:

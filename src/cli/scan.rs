@@ -85,7 +85,7 @@ pub struct ScanArgs {
     /// and `source`, the summary counts decisions.
     #[arg(long)]
     pub decide: bool,
-    /// With --decide: strict, balanced, restricted or autonomous.
+    /// With --decide: guard, strict, balanced, restricted or autonomous.
     #[arg(long, requires = "decide")]
     pub mode: Option<String>,
     /// With --decide: a profile that decides instead of the mode.
@@ -136,7 +136,12 @@ struct Summary {
     by_source: HashMap<String, u64>,
 }
 
-const DECISIONS: [Decision; 3] = [Decision::Allow, Decision::Ask, Decision::Deny];
+const DECISIONS: [Decision; 4] = [
+    Decision::Allow,
+    Decision::NoOpinion,
+    Decision::Ask,
+    Decision::Deny,
+];
 
 const CLASSES: [Class; 3] = [Class::Safe, Class::Destructive, Class::Unknown];
 const RADII: [BlastRadius; 5] = [
@@ -267,9 +272,12 @@ impl Summary {
             .collect();
         section(out, "blast radius", radii)?;
         if !self.by_source.is_empty() {
+            // No opinion only where a mode gave it (guard), so that other
+            // modes' summaries read as they did.
             let decisions = DECISIONS
                 .iter()
                 .zip(self.by_decision)
+                .filter(|(d, n)| *n > 0 || **d != Decision::NoOpinion)
                 .map(|(d, n)| (d.as_str().to_string(), n))
                 .collect();
             section(out, "decision", decisions)?;
@@ -755,7 +763,7 @@ fn scan_gate<'c>(classifier: &'c Classifier, args: &ScanArgs) -> anyhow::Result<
     let gate = Gate::new(classifier, config);
     if let Some(bad) = gate.unrecognised() {
         anyhow::bail!(
-            "unknown {bad}: use strict, balanced, restricted or autonomous, or a profile \
+            "unknown {bad}: use guard, strict, balanced, restricted or autonomous, or a profile \
              from `toolgate profile list`"
         );
     }

@@ -28,8 +28,8 @@ pub struct Verdict {
     /// The call's label.
     pub label: Label,
     /// A stable string naming what decided: `rule_deny`, `rule_allow`,
-    /// `rule_ask`, `mode_strict`, `mode_balanced`, `mode_restricted`,
-    /// `yolo` (autonomous), `mode_legacy`, `profile_NAME`,
+    /// `rule_ask`, `mode_guard`, `mode_strict`, `mode_balanced`,
+    /// `mode_restricted`, `yolo` (autonomous), `mode_legacy`, `profile_NAME`,
     /// `compound_every_part_safe`, `self_protection` (a call that would
     /// disable or weaken the guard, see [`crate::guard_paths`]), or
     /// `fail_closed`.
@@ -207,16 +207,20 @@ impl<'c> Gate<'c> {
         let shell_tools = config
             .shell_tools
             .unwrap_or_else(|| DEFAULT_SHELL_TOOLS.iter().map(|s| s.to_string()).collect());
+        let mode = config.mode.choice();
+        // Guard's row includes every-part-safe compounds: `git status &&
+        // git diff` is no reason to interrupt anyone.
+        let compound = match mode.mode {
+            Mode::Guard => CompoundPolicy::EveryPartSafe,
+            _ => config.compound,
+        };
         Gate {
             labeler: ToolLabeler::new(classifier).shell_tools(shell_tools),
-            mode: config.mode.choice(),
+            mode,
             policy: config.policy,
             rules: config.rules,
             hints: config.hints,
-            compound: config
-                .policy
-                .and_then(|p| p.compound())
-                .unwrap_or(config.compound),
+            compound: config.policy.and_then(|p| p.compound()).unwrap_or(compound),
             // Read once here, not per call: the hook and a scan decide
             // under one environment.
             guard_paths: GuardPaths::from_env(),
