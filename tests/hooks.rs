@@ -130,8 +130,14 @@ fn captured_payloads_are_answered_in_their_protocol() {
             v["permissionDecision"] == "ask"
                 && keys(v) == ["permissionDecision", "permissionDecisionReason"]
         }),
+        // The capture is in yolo mode, where Qwen Code asks nobody: the
+        // destructive call is denied rather than asked about.
         ("qwen-code-", |_, v| {
-            claude_asks(v) && keys(v) == ["hookSpecificOutput"]
+            v["hookSpecificOutput"]["permissionDecision"] == "deny"
+                && v["hookSpecificOutput"]["permissionDecisionReason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("yolo"))
+                && keys(v) == ["hookSpecificOutput"]
         }),
         // Cline's one block; the reason is on stderr.
         ("cline-", |o, _| {
@@ -574,9 +580,13 @@ fn git_in_a_directory_laid_out_as_a_bare_repository_is_not_allowed() {
             &[],
         ))
     };
-    let (d, reason) = decide("balanced", &dir, "git log -p");
+    // (`git log -p` prints history, which the look does not read: it is
+    // not allowed whatever the folder is; the plain log is allowed but for
+    // the bare repository.)
+    let (d, reason) = decide("balanced", &dir, "git log --oneline");
     assert_eq!(d, "ask");
     assert!(reason.contains("bare repository"), "{reason}");
+    assert_eq!(decide("balanced", &dir, "git log -p").0, "ask");
     assert_eq!(
         decide("balanced", &dir.join("sub/deeper"), "git status").0,
         "ask"

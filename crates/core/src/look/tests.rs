@@ -110,7 +110,8 @@ impl World for Fake {
     }
 }
 
-const KEY_LINE: &str = "aws_secret_access_key = \"wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY\"\n";
+/// A made-up key pair in the documented formats (it grants nothing).
+const KEY_LINE: &str = "AWS_ACCESS_KEY_ID = 'AKIAUJZDEGXDNCF32EPF'\nAWS_SECRET_ACCESS_KEY = '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'\n";
 
 fn site() -> Site {
     Site {
@@ -177,7 +178,7 @@ fn a_secret_in_an_ordinary_named_file_is_found_with_its_line() {
     match outcome(&w, &[file("deploy/settings.py")]) {
         Outcome::Secret(why) => {
             assert!(why.contains("deploy/settings.py line 3"), "{why}");
-            assert!(!why.contains("wJalrXUtnFEMI"), "the value leaked: {why}");
+            assert!(!why.contains("2hpChYg"), "the value leaked: {why}");
         }
         other => panic!("{other:?}"),
     }
