@@ -111,6 +111,7 @@ pub mod label;
 pub mod landing;
 pub mod matcher;
 pub mod normalize;
+pub mod script;
 pub mod shell;
 pub mod spec;
 pub mod taxonomy;
