@@ -83,12 +83,8 @@ impl Client for Cline {
         })
     }
 
-    /// The commands of a `run_commands` call. Cline hands the hook the array
-    /// as JSON text; an array that is already an array is taken as it is. Text
-    /// that is not a JSON array of strings is read as one command: that is
-    /// what a model that sent a plain string meant, and the classifier judges
-    /// it like any other command.
-
+    /// Renders a decision: allow is `{"cancel": false}`; ask and deny cancel,
+    /// with the reason on stderr.
     fn answer(&self, decision: Decision, reason: &str, _call: &Call<'_>) -> Answer {
         let why = match decision {
             Decision::Allow | Decision::NoOpinion => return no_opinion(),
@@ -153,6 +149,11 @@ fn no_opinion() -> Answer {
     Answer::json(json!({ "cancel": false }))
 }
 
+/// The commands of a `run_commands` call. Cline hands the hook the array
+/// as JSON text; an array that is already an array is taken as it is. Text
+/// that is not a JSON array of strings is read as one command: that is
+/// what a model that sent a plain string meant, and the classifier judges
+/// it like any other command.
 fn commands(params: &Map<String, Value>) -> Result<Vec<String>, String> {
     let list = match params.get("commands") {
         Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
@@ -183,9 +184,6 @@ fn strings(items: &[Value]) -> Result<Vec<String>, String> {
         })
         .collect()
 }
-
-/// Renders a decision: allow is `{"cancel": false}`; ask and deny cancel,
-/// with the reason on stderr.
 
 #[cfg(test)]
 mod tests {
