@@ -144,22 +144,19 @@ fn read_run(
     let body = &rest[skip..];
     if body.trim_start().starts_with('[') {
         let json = joined(lines, parts, escape);
-        let json = json[skip..].trim();
-        match serde_json::from_str::<Vec<String>>(json) {
-            Ok(argv) => {
-                let command = join_argv(&argv);
-                out.found.push(Found {
-                    line: first as u64 + 1,
-                    column: start_col + 1,
-                    classify: command.clone(),
-                    command,
-                    names: names.to_vec(),
-                    ..Found::default()
-                });
-                return end;
-            }
-            // Not JSON: the builder runs it in shell form.
-            Err(_) => {}
+        let json = json.get(skip..).unwrap_or_default().trim();
+        // Not JSON, the builder runs it in shell form.
+        if let Ok(argv) = serde_json::from_str::<Vec<String>>(json) {
+            let command = join_argv(&argv);
+            out.found.push(Found {
+                line: first as u64 + 1,
+                column: start_col + 1,
+                classify: command.clone(),
+                command,
+                names: names.to_vec(),
+                ..Found::default()
+            });
+            return end;
         }
     }
     let mut snippet = Snippet::new();
@@ -178,16 +175,28 @@ fn read_run(
         snippet.push_implied("\n");
     }
     // Here-documents (BuildKit): their bodies follow the instruction.
-    let delimiters = heredoc_delimiters(snippet.text());
+    // A body without its delimiter line is no here-document (a `<<` in
+    // quotes): nothing after the instruction is taken.
+    let mut delimiters = heredoc_delimiters(snippet.text());
     let mut l = end + 1;
+    let mut closing = Vec::new();
     for delimiter in &delimiters {
-        while l < lines.len() {
+        let found = (l..lines.len()).find(|&k| lines[k].trim_start_matches('\t') == delimiter);
+        match found {
+            Some(k) => {
+                closing.push(k);
+                l = k + 1;
+            }
+            None => break,
+        }
+    }
+    delimiters.truncate(closing.len());
+    let mut l = end + 1;
+    for &k in &closing {
+        while l <= k {
             snippet.push(lines[l], l as u64 + 1, 1);
             snippet.push_implied("\n");
             l += 1;
-            if lines[l - 1].trim_start_matches('\t') == delimiter {
-                break;
-            }
         }
     }
     if !delimiters.is_empty() {
@@ -197,8 +206,9 @@ fn read_run(
     let script = snippet.text().trim_start();
     if script.starts_with("<<") && !delimiters.is_empty() {
         let mut body = Snippet::new();
-        for k in (parts.last().map_or(first, |p| p.0) + 1)..end {
-            body.push(lines[k], k as u64 + 1, 1);
+        let from = parts.last().map_or(first, |p| p.0) + 1;
+        for (k, line) in lines.iter().enumerate().take(end).skip(from) {
+            body.push(line, k as u64 + 1, 1);
             body.push_implied("\n");
         }
         return run_with(shell_words, &body, names, out, end);
@@ -241,8 +251,8 @@ fn heredoc_delimiters(text: &str) -> Vec<String> {
     let mut rest = text;
     while let Some(at) = rest.find("<<") {
         let mut after = &rest[at + 2..];
-        if after.starts_with('<') {
-            rest = &after[1..];
+        if let Some(here_string) = after.strip_prefix('<') {
+            rest = here_string;
             continue;
         }
         after = after.strip_prefix('-').unwrap_or(after);
@@ -251,7 +261,12 @@ fn heredoc_delimiters(text: &str) -> Vec<String> {
             .take_while(|c| !c.is_whitespace() && !matches!(c, ';' | '&' | '|' | '>' | '<' | ')'))
             .filter(|c| !matches!(c, '\'' | '"'))
             .collect();
-        if !word.is_empty() {
+        let name = word
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if name {
             out.push(word);
         }
         rest = after;
@@ -319,6 +334,12 @@ RUN Remove-Item -Recurse C:\\build
         let got = found(src);
         assert_eq!(got.len(), 2, "{got:?}");
         assert_eq!((got[1].0, got[1].1, got[1].3), (6, 5, true));
+        // `<<` in quotes opens nothing: the next instruction is read.
+        let src = "FROM alpine\nRUN echo \"a <<b\"\nRUN ls\n";
+        assert_eq!(
+            found(src),
+            t(&[(2, 5, "echo \"a <<b\"", false), (3, 5, "ls", false)])
+        );
         let src = "FROM alpine\nRUN <<EOF\nset -e\nrm -rf /tmp/cache\nEOF\nRUN cat <<'X' > /etc/motd\nrm -rf / is text\nX\n";
         assert_eq!(
             found(src),

@@ -179,6 +179,13 @@ pub fn sniff(path: &Path, head: &[u8]) -> Option<Kind> {
     for line in text.lines().take(50) {
         let Ok(serde_json::Value::Object(v)) = serde_json::from_str::<serde_json::Value>(line)
         else {
+            // A record longer than the bytes read is cut: its keys tell.
+            if line.contains("\"sessionId\"") {
+                return Some(Kind::ClaudeCode);
+            }
+            if line.contains("\"payload\"") && line.contains("\"type\"") {
+                return Some(Kind::Codex);
+            }
             continue;
         };
         let kind = v.get("type").and_then(|t| t.as_str()).unwrap_or_default();
@@ -387,6 +394,14 @@ mod tests {
             Some(Kind::ClaudeCode)
         );
         assert_eq!(s("a.jsonl", "{\"command\":\"ls\"}\n"), Some(Kind::Jsonl));
+        // A first record cut short by the bytes read.
+        assert_eq!(
+            s(
+                "a.jsonl",
+                "{\"parentUuid\":null,\"sessionId\":\"x\",\"message\":{\"content\":\"abc"
+            ),
+            Some(Kind::ClaudeCode)
+        );
         assert_eq!(s("a.json", "{\"command\":\"ls\"}\n"), None);
     }
 
