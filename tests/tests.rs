@@ -5,6 +5,7 @@ mod action_guard;
 mod action_profiles;
 mod action_run;
 mod action_sqlite;
+mod ci_check;
 mod ci_scan;
 mod cli;
 mod decision_log;

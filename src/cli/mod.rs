@@ -68,7 +68,8 @@ pub enum Command {
     Scan(Deferred<scan::ScanArgs>),
     /// Check labelled expectations (JSONL) and report every failure.
     Check {
-        /// Corpus files, one JSON object per line.
+        /// Corpus files, one JSON object per line (`-` reads standard
+        /// input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
