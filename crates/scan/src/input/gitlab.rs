@@ -95,6 +95,10 @@ test:
   after_script: *cleanup
 deploy:
   script: \"kubectl delete ns review\"
+lint:
+  script:
+    - !reference [test, script]
+    - shellcheck *.sh
 ";
         let e = extract(Kind::GitlabCi, src);
         assert!(e.problems.is_empty(), "{:?}", e.problems);
@@ -109,6 +113,8 @@ deploy:
             (15, 7, "test", "make check \\\n  V=1"),
             (8, 5, "test", "rm -rf build/"),
             (19, 12, "deploy", "kubectl delete ns review"),
+            // A `!reference` points at text read where it is written.
+            (23, 7, "lint", "shellcheck *.sh"),
         ];
         let want: Vec<(u64, u64, String, String)> = want
             .iter()

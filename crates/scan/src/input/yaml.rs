@@ -93,8 +93,10 @@ struct Builder {
     /// read and waiting for its value.
     stack: Vec<(Node, Option<Node>)>,
     anchors: HashMap<usize, Node>,
-    /// Anchor ids of the open nodes, by stack depth.
-    open_anchors: Vec<usize>,
+    /// Anchor ids of the open nodes, by stack depth, and whether each is a
+    /// GitLab `!reference [job, key]`: a pointer to text written elsewhere
+    /// (and read there), not a list of commands.
+    open_anchors: Vec<(usize, bool)>,
     documents: Vec<Node>,
 }
 
@@ -135,13 +137,14 @@ impl MarkedEventReceiver for Builder {
                     .unwrap_or_else(|| at(Value::Scalar(String::new(), TScalarStyle::Plain)));
                 self.finish(node, 0);
             }
-            Event::SequenceStart(anchor, _) => {
+            Event::SequenceStart(anchor, tag) => {
                 self.stack.push((at(Value::Seq(Vec::new())), None));
-                self.open_anchors.push(anchor);
+                let reference = tag.is_some_and(|t| t.suffix == "reference");
+                self.open_anchors.push((anchor, reference));
             }
             Event::MappingStart(anchor, _) => {
                 self.stack.push((at(Value::Map(Vec::new())), None));
-                self.open_anchors.push(anchor);
+                self.open_anchors.push((anchor, false));
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 if let Some((mut node, _)) = self.stack.pop() {
@@ -152,7 +155,10 @@ impl MarkedEventReceiver for Builder {
                             (node.line, node.column) = (k.line, k.column);
                         }
                     }
-                    let anchor = self.open_anchors.pop().unwrap_or(0);
+                    let (anchor, reference) = self.open_anchors.pop().unwrap_or((0, false));
+                    if reference {
+                        node.value = Value::Seq(Vec::new());
+                    }
                     self.finish(node, anchor);
                 }
             }
