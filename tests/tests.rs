@@ -27,6 +27,8 @@ mod properties;
 mod protocols;
 mod readme_examples;
 mod reference_doc;
+mod scan_real_scripts;
+mod scan_sarif;
 mod self_protect;
 mod spec_examples;
 mod spec_options;

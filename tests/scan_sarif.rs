@@ -2,9 +2,9 @@
 //! SARIF 2.1.0 JSON schema (vendored in tests/data/sarif, see its README)
 //! with a JSON Schema validator.
 
-use toolgate_core::Classifier;
-use toolgate_scan::findings::{rules, sarif, Hit};
-use toolgate_scan::input::{extract, label, Kind};
+use toolgate::findings::{rules, sarif, Hit};
+use toolgate::scan_input::{extract, label, Kind};
+use toolgate::Classifier;
 
 const SCHEMA: &str = include_str!("data/sarif/sarif-schema-2.1.0.json");
 

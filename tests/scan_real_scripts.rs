@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use toolgate_scan::input::{extract, kind_by_name, sniff, Kind};
+use toolgate::scan_input::{extract, kind_by_name, sniff, Kind};
 
 /// Files looked at, at most: a machine with a huge /usr/lib still finishes.
 const MAX_FILES: usize = 200_000;
