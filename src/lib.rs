@@ -123,7 +123,7 @@ pub use toolgate_core::reach;
 pub use toolgate_agents::{client, decision_log, hook, install};
 
 #[cfg(feature = "cli")]
-pub use toolgate_scan::report;
+pub use toolgate_scan::{findings, input as scan_input, report};
 
 /// The README's Rust examples run as doc tests.
 #[cfg(doctest)]

@@ -29,7 +29,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(name = "toolgate", version, about, long_about = None)]
 pub struct Args {
     /// Load the taxonomy from this directory instead of the embedded one
-    /// (a `commands.toml` and `rules/*.toml`, as in the repository).
+    /// (a `commands.toml`, `rules/*.toml` and `specs/*.toml`, as in the
+    /// repository; a directory without one of them is an error).
     #[arg(long, global = true, value_name = "DIR")]
     pub taxonomy: Option<PathBuf>,
 
@@ -64,12 +65,14 @@ pub enum Command {
         #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
         command: Vec<String>,
     },
-    /// Classify many commands: one per line (or JSONL), JSONL or a summary
-    /// out.
+    /// Classify many commands: lines, JSONL, shell scripts, CI workflows,
+    /// Dockerfiles, Makefiles, package.json, agent transcripts; JSONL,
+    /// SARIF, annotations or a summary out.
     Scan(Deferred<scan::ScanArgs>),
     /// Check labelled expectations (JSONL) and report every failure.
     Check {
-        /// Corpus files, one JSON object per line.
+        /// Corpus files, one JSON object per line (`-` reads standard
+        /// input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },

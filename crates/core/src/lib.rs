@@ -114,6 +114,7 @@ pub mod landing;
 pub mod matcher;
 pub mod normalize;
 pub mod reach;
+pub mod script;
 pub mod secrets;
 pub mod shell;
 pub mod spec;
