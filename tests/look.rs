@@ -19,10 +19,8 @@ use crate::util;
 /// Where the fixtures are copied: a folder standing in for a home, so that
 /// a sibling of a project is a private place, as it is on a real machine.
 fn home(test: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!(
-        "look-{test}-{}",
-        std::process::id()
-    ));
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("look-{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
@@ -34,7 +32,9 @@ fn copy_tree(from: &Path, to: &Path) {
     let entries = std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     for entry in entries.flatten() {
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_symlink() {
             let target = std::fs::read_link(&src).unwrap_or_else(|e| panic!("{e}"));
             std::os::unix::fs::symlink(target, &dst).unwrap_or_else(|e| panic!("{e}"));
@@ -93,7 +93,10 @@ fn decision(stdout: &str) -> (String, String) {
     let h = &v["hookSpecificOutput"];
     (
         h["permissionDecision"].as_str().unwrap_or("").to_string(),
-        h["permissionDecisionReason"].as_str().unwrap_or("").to_string(),
+        h["permissionDecisionReason"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
     )
 }
 
@@ -111,7 +114,13 @@ fn planted(look: &Path) -> Vec<String> {
 fn the_hook_looks_before_it_allows_and_no_allowed_call_prints_a_secret() {
     let look = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/look");
     let home = home("cases");
-    for tree in ["clean", "ordinary-names", "links", "nested-env", "deploy-tree"] {
+    for tree in [
+        "clean",
+        "ordinary-names",
+        "links",
+        "nested-env",
+        "deploy-tree",
+    ] {
         copy_tree(&look.join("trees").join(tree), &home.join(tree));
         // Each its own project, as a checkout is (the fixtures themselves
         // sit inside toolgate's work tree).
@@ -134,7 +143,13 @@ fn the_hook_looks_before_it_allows_and_no_allowed_call_prints_a_secret() {
         }
         let cwd = home.join(tree);
         let o = util::run(
-            &["hook", "--mode", "balanced", "--compound", "every-part-safe"],
+            &[
+                "hook",
+                "--mode",
+                "balanced",
+                "--compound",
+                "every-part-safe",
+            ],
             &payload(&cwd, command),
             &env,
         );
@@ -150,7 +165,9 @@ fn the_hook_looks_before_it_allows_and_no_allowed_call_prints_a_secret() {
             .as_str()
             .is_none_or(|want| reason.contains(want));
         if !ok || !named {
-            failures.push(format!("{tree}: `{command}`: expected {expect}, got {got}: {reason}"));
+            failures.push(format!(
+                "{tree}: `{command}`: expected {expect}, got {got}: {reason}"
+            ));
         }
         for secret in &secrets {
             if reason.contains(secret.as_str()) {
@@ -174,13 +191,18 @@ fn the_hook_looks_before_it_allows_and_no_allowed_call_prints_a_secret() {
         let printed = String::from_utf8_lossy(&printed);
         for secret in &secrets {
             if printed.contains(secret.as_str()) {
-                failures.push(format!("{tree}: `{command}` was allowed and printed a secret"));
+                failures.push(format!(
+                    "{tree}: `{command}` was allowed and printed a secret"
+                ));
             }
         }
     }
     let _ = std::fs::remove_dir_all(&home);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert!(allowed >= 10 && ran == allowed, "{allowed} allowed, {ran} run");
+    assert!(
+        allowed >= 10 && ran == allowed,
+        "{allowed} allowed, {ran} run"
+    );
 }
 
 #[test]

@@ -333,9 +333,9 @@ impl Gate {
                 return self.inner.decide_in(&tool, &args, hints, &ctx);
             }
             let assessed = self.inner.assess_in(&tool, &args, hints, &ctx);
-            let verdict =
-                self.inner
-                    .decide_assessed(&tool, &args, hints, None, assessed.clone());
+            let verdict = self
+                .inner
+                .decide_assessed(&tool, &args, hints, None, assessed.clone());
             let dir = match ctx.cwd {
                 Some(c) => toolgate::look::native_dir(c),
                 None => std::env::current_dir().ok(),

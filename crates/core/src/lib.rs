@@ -108,9 +108,9 @@ pub mod gate;
 mod glob;
 pub mod guard_paths;
 pub mod label;
+pub mod landing;
 #[cfg(feature = "look")]
 pub mod look;
-pub mod landing;
 pub mod matcher;
 pub mod normalize;
 pub mod reach;

@@ -147,7 +147,10 @@ mod tests {
     fn rev_and_path_split_where_git_splits_them() {
         for (word, want) in [
             ("HEAD:src/main.rs", Some(("HEAD", "src/main.rs"))),
-            ("HEAD^{/fix: typo}:.env", Some(("HEAD^{/fix: typo}", ".env"))),
+            (
+                "HEAD^{/fix: typo}:.env",
+                Some(("HEAD^{/fix: typo}", ".env")),
+            ),
             (
                 "main@{2024-01-01 10:00:00}:.env",
                 Some(("main@{2024-01-01 10:00:00}", ".env")),

@@ -46,10 +46,14 @@ pub fn budget() -> Budget {
 
 /// The directory a client names as the session's project, where it does.
 fn project_dir() -> Option<PathBuf> {
-    ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "QWEN_PROJECT_DIR"]
-        .iter()
-        .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
-        .map(PathBuf::from)
+    [
+        "CLAUDE_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+        "QWEN_PROJECT_DIR",
+    ]
+    .iter()
+    .find_map(|v| std::env::var_os(v).filter(|p| !p.is_empty()))
+    .map(PathBuf::from)
 }
 
 /// Settles `verdict` by a look at what the call would read, when the gate

@@ -135,7 +135,11 @@ impl Walk<'_, '_> {
                 // A caller that will look has every read noted, where the
                 // part runs after a `cd` too.
                 let notes = self.reach.as_ref().map(|_| {
-                    let dir = if part_top { self.parts.dir.clone() } else { None };
+                    let dir = if part_top {
+                        self.parts.dir.clone()
+                    } else {
+                        None
+                    };
                     crate::spec::ReachNotes::new(self.parts.index, dir)
                 });
                 let moved_cwd;
@@ -164,7 +168,12 @@ impl Walk<'_, '_> {
                     }
                 } else if self.parts.dir.is_some() && part_top && !self.reasons {
                     crate::spec::check_args_unexplained(
-                        &tax.specs, spec, &name, &texts[1..], &globs, &ctx,
+                        &tax.specs,
+                        spec,
+                        &name,
+                        &texts[1..],
+                        &globs,
+                        &ctx,
                     )
                 } else if self.parts.dir.is_some() && part_top && plain {
                     crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &globs, &ctx)

@@ -550,7 +550,8 @@ impl<'c, 's> Walk<'c, 's> {
                     reason: UNREADABLE_ENTRY.into(),
                 },
             }
-        } else if let (false, Some(_), true) = (self.refused, self.safe_spec, self.safe_after_look) {
+        } else if let (false, Some(_), true) = (self.refused, self.safe_spec, self.safe_after_look)
+        {
             // Safe by its words but for reads only a look can clear: the
             // label stays unknown (labels never widen), with what the look
             // has to check.

@@ -148,9 +148,10 @@ impl<'c> Gate<'c> {
                     }
                 };
                 let settled = decide_as(basis, compound);
-                let looked = assessment.reach.as_ref().map_or(String::new(), |r| {
-                    r.needs_look.join("; ")
-                });
+                let looked = assessment
+                    .reach
+                    .as_ref()
+                    .map_or(String::new(), |r| r.needs_look.join("; "));
                 Verdict {
                     decision: settled.decision,
                     reason: format!(

@@ -162,9 +162,9 @@ pub fn settle(
         return verdict;
     };
     let outcome = match cwd {
-        None => Outcome::Unsettled(
-            "the working directory is not one this system can look at".into(),
-        ),
+        None => {
+            Outcome::Unsettled("the working directory is not one this system can look at".into())
+        }
         Some(cwd) => {
             let world = FileSystem;
             let site = Site::here(&world, cwd, project_dir);
@@ -372,14 +372,10 @@ impl Walker<'_> {
                 )))
             }
             Ok(Contents::NotRegular) => {
-                return Err(Stop::Unsettled(format!(
-                    "{shown} is not a regular file"
-                )))
+                return Err(Stop::Unsettled(format!("{shown} is not a regular file")))
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => {
-                return Err(Stop::Unsettled(format!("{shown} cannot be read ({e})")))
-            }
+            Err(e) => return Err(Stop::Unsettled(format!("{shown} cannot be read ({e})"))),
         };
         self.bytes += bytes.len() as u64;
         self.check_budget()?;

@@ -41,8 +41,18 @@ const SYSTEM_ROOTS: &[&str] = &["usr", "opt", "etc", "bin", "sbin", "lib", "lib6
 
 /// Files of `/proc` that describe the machine, not a process.
 const PROC_MACHINE_FILES: &[&str] = &[
-    "cpuinfo", "meminfo", "version", "uptime", "loadavg", "stat", "filesystems", "mounts",
-    "partitions", "swaps", "diskstats", "devices",
+    "cpuinfo",
+    "meminfo",
+    "version",
+    "uptime",
+    "loadavg",
+    "stat",
+    "filesystems",
+    "mounts",
+    "partitions",
+    "swaps",
+    "diskstats",
+    "devices",
 ];
 
 impl Places {
@@ -56,9 +66,7 @@ impl Places {
         match first {
             Some("proc") => {
                 return match parts.get(1).map(String::as_str) {
-                    Some(f) if parts.len() == 2 && PROC_MACHINE_FILES.contains(&f) => {
-                        Place::System
-                    }
+                    Some(f) if parts.len() == 2 && PROC_MACHINE_FILES.contains(&f) => Place::System,
                     _ => Place::Unreadable,
                 };
             }
@@ -216,7 +224,14 @@ mod tests {
         ] {
             assert!(is_home_shaped(&parts(home)), "{home}");
         }
-        for other in ["/usr/share/doc", "/srv/app", "/mnt/data/x", "/home", "/Users", "/"] {
+        for other in [
+            "/usr/share/doc",
+            "/srv/app",
+            "/mnt/data/x",
+            "/home",
+            "/Users",
+            "/",
+        ] {
             assert!(!is_home_shaped(&parts(other)), "{other}");
         }
     }
@@ -276,7 +291,10 @@ mod tests {
         } else {
             assert_eq!(native_dir("C:\\Users\\ann\\proj"), None);
             assert_eq!(native_dir("C:/Users/ann/proj"), None);
-            assert_eq!(native_dir("/c/Users/ann/proj"), Some(PathBuf::from("/c/Users/ann/proj")));
+            assert_eq!(
+                native_dir("/c/Users/ann/proj"),
+                Some(PathBuf::from("/c/Users/ann/proj"))
+            );
             assert_eq!(native_dir("relative/dir"), None);
         }
     }

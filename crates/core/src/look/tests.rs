@@ -60,7 +60,11 @@ impl Fake {
                     match self.nodes.get(&next) {
                         None => return Err(io::ErrorKind::NotFound.into()),
                         Some(Node::Link(t)) => {
-                            let t = if t.is_absolute() { t.clone() } else { at.join(t) };
+                            let t = if t.is_absolute() {
+                                t.clone()
+                            } else {
+                                at.join(t)
+                            };
                             at = self.walk(&t, hops + 1)?;
                         }
                         Some(_) => at = next,
@@ -196,11 +200,20 @@ fn a_link_is_judged_by_its_target() {
         .link("/home/ann/proj/home-env", "/home/ann/.env")
         .link("/home/ann/proj/sub", "/home/ann")
         .link("/home/ann/proj/up", "src/../..");
-    assert!(matches!(outcome(&w, &[file("notes.txt")]), Outcome::Secret(_)));
+    assert!(matches!(
+        outcome(&w, &[file("notes.txt")]),
+        Outcome::Secret(_)
+    ));
     // Out of the project into a home: private.
-    assert!(matches!(outcome(&w, &[file("home-env")]), Outcome::Unsettled(_)));
+    assert!(matches!(
+        outcome(&w, &[file("home-env")]),
+        Outcome::Unsettled(_)
+    ));
     // `..` after a link climbs from the link's target.
-    assert!(matches!(outcome(&w, &[file("sub/../ann/.env")]), Outcome::Unsettled(_)));
+    assert!(matches!(
+        outcome(&w, &[file("sub/../ann/.env")]),
+        Outcome::Unsettled(_)
+    ));
     assert!(matches!(outcome(&w, &[tree("up")]), Outcome::Unsettled(_)));
 }
 
@@ -217,8 +230,14 @@ fn a_tree_with_a_secret_name_below_is_a_secret() {
 #[test]
 fn places_outside_the_project_are_private_or_unreadable() {
     let w = world().file("/home/ann/other/n.txt", "x\n");
-    assert!(matches!(outcome(&w, &[file("/home/ann/other/n.txt")]), Outcome::Unsettled(_)));
-    assert!(matches!(outcome(&w, &[file("../other/n.txt")]), Outcome::Unsettled(_)));
+    assert!(matches!(
+        outcome(&w, &[file("/home/ann/other/n.txt")]),
+        Outcome::Unsettled(_)
+    ));
+    assert!(matches!(
+        outcome(&w, &[file("../other/n.txt")]),
+        Outcome::Unsettled(_)
+    ));
 }
 
 #[test]
@@ -232,7 +251,10 @@ fn budgets_overrun_to_unsettled_never_to_clear() {
         ..Budget::default()
     };
     let got = look(&reach(&[tree("data")]), &site(), &w, &small).outcome;
-    assert!(matches!(got, Outcome::Unsettled(ref why) if why.contains("10 files")), "{got:?}");
+    assert!(
+        matches!(got, Outcome::Unsettled(ref why) if why.contains("10 files")),
+        "{got:?}"
+    );
     let tiny = Budget {
         file_bytes: 3,
         ..Budget::default()
@@ -250,7 +272,10 @@ fn git_objects_are_left_unsettled() {
             path: Some("config.py".into()),
         }],
     );
-    assert!(matches!(got, Outcome::Unsettled(ref why) if why.contains("HEAD:config.py")), "{got:?}");
+    assert!(
+        matches!(got, Outcome::Unsettled(ref why) if why.contains("HEAD:config.py")),
+        "{got:?}"
+    );
 }
 
 #[test]
@@ -260,7 +285,10 @@ fn a_glob_reads_the_files_it_matches_only() {
         .file("/home/ann/proj/src/lib.rs", "pub fn f() {}\n");
     let glob = |p: &str| Target::Glob { pattern: p.into() };
     assert_eq!(outcome(&w, &[glob("src/*.rs")]), Outcome::Clear);
-    assert!(matches!(outcome(&w, &[glob("src/*.py")]), Outcome::Secret(_)));
+    assert!(matches!(
+        outcome(&w, &[glob("src/*.py")]),
+        Outcome::Secret(_)
+    ));
 }
 
 #[test]

@@ -297,9 +297,13 @@ impl<'s, 'c> Reader<'s, 'c> {
                 .note_needs_look(format!("`{w}`: {why}"));
         }
         notes.touch(if tree {
-            Target::Tree { path: w.to_string() }
+            Target::Tree {
+                path: w.to_string(),
+            }
         } else {
-            Target::File { path: w.to_string() }
+            Target::File {
+                path: w.to_string(),
+            }
         });
         Ok(())
     }
@@ -853,7 +857,10 @@ impl<'s, 'c> Reader<'s, 'c> {
             let Some(notes) = self.reach else {
                 return Err(self.refusal("", WHOLE));
             };
-            notes.reach.borrow_mut().note_needs_look(format!("`{path}` {WHOLE}"));
+            notes
+                .reach
+                .borrow_mut()
+                .note_needs_look(format!("`{path}` {WHOLE}"));
             notes.touch(crate::reach::Target::Tree { path: ".".into() });
         }
         // A `local-file` the grammar requires and the line does not give:
@@ -1028,9 +1035,16 @@ impl<'s, 'c> Reader<'s, 'c> {
     /// revisions hold, as its options stand: file contents or changes.
     fn prints_revisions(&self, path: &str) -> bool {
         let given = self.given.borrow();
-        let patch = ["-p", "-u", "--patch", "-U", "--patch-with-stat", "--patch-with-raw"]
-            .iter()
-            .any(|o| given.has(o));
+        let patch = [
+            "-p",
+            "-u",
+            "--patch",
+            "-U",
+            "--patch-with-stat",
+            "--patch-with-raw",
+        ]
+        .iter()
+        .any(|o| given.has(o));
         matches!(
             path,
             "git show" | "git diff" | "git difftool" | "git grep" | "git cat-file" | "git blame"
@@ -1172,7 +1186,9 @@ fn number_within_bound(w: &str) -> bool {
     let Ok(value) = w[..digits].parse::<f64>() else {
         return false;
     };
-    let unit = w[digits..].trim_end_matches(['B', 'b']).trim_end_matches('i');
+    let unit = w[digits..]
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i');
     let scale = match unit {
         "" | "s" | "%" | "c" | "w" => 1.0,
         "m" | "min" => 60.0,

@@ -251,7 +251,15 @@ pub fn jq_filter(filter: &str) -> Result<(), String> {
 /// arithmetic on it grows a value without bound (`"x" * 1e9`). `..` and
 /// `recurse` with no argument walk the input once and stay.
 fn jq_ends_in_linear_time(filter: &str) -> Result<(), String> {
-    for word in ["repeat", "while", "until", "range", "def", "combinations", "getpath_recurse"] {
+    for word in [
+        "repeat",
+        "while",
+        "until",
+        "range",
+        "def",
+        "combinations",
+        "getpath_recurse",
+    ] {
         if has_identifier(filter, word) {
             return Err(format!(
                 "`{word}` can run or grow without bound, whatever the input"
@@ -287,8 +295,7 @@ fn has_large_number(text: &str) -> bool {
                 return true;
             }
         } else {
-            if run > 0 && matches!(c, b'e' | b'E') && b.get(i + 1).is_some_and(u8::is_ascii_digit)
-            {
+            if run > 0 && matches!(c, b'e' | b'E') && b.get(i + 1).is_some_and(u8::is_ascii_digit) {
                 return true;
             }
             run = 0;
@@ -315,7 +322,10 @@ pub fn format_width(text: &str) -> Result<(), String> {
             continue;
         }
         let start = i;
-        while i < b.len() && (b[i].is_ascii_digit() || matches!(b[i], b'-' | b'+' | b' ' | b'#' | b'.' | b'*' | b'\'')) {
+        while i < b.len()
+            && (b[i].is_ascii_digit()
+                || matches!(b[i], b'-' | b'+' | b' ' | b'#' | b'.' | b'*' | b'\''))
+        {
             i += 1;
         }
         let spec = &b[start..i];
@@ -333,7 +343,6 @@ pub fn format_width(text: &str) -> Result<(), String> {
     }
     Ok(())
 }
-
 
 /// Whether `word` occurs as a whole identifier (not `.env` the field, which
 /// is a key lookup, nor `environment`).

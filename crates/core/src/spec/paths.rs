@@ -63,7 +63,9 @@ pub fn check_reach(path: &str, ctx: &Context, tree: bool) -> Result<Cleared, Str
         let slashed = path.replace('\\', "/");
         if let Some(parts) = normalize(slashed.trim_start_matches('/')) {
             if let Some(class) = secret_class(&parts) {
-                return Err(format!("names a secret ({class}) where `\\` separates folders"));
+                return Err(format!(
+                    "names a secret ({class}) where `\\` separates folders"
+                ));
             }
         }
     }
@@ -167,7 +169,9 @@ pub fn check_reach(path: &str, ctx: &Context, tree: bool) -> Result<Cleared, Str
 fn outside(abs: Vec<&str>, why: &str) -> Result<Cleared, String> {
     if let Some(first) = abs.first() {
         if DEVICE_ROOTS.contains(first) {
-            return Err(format!("a path under /{first}, a kernel or device interface"));
+            return Err(format!(
+                "a path under /{first}, a kernel or device interface"
+            ));
         }
     }
     if let Some(class) = secret_class(&abs) {
