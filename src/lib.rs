@@ -103,7 +103,7 @@
 
 pub use toolgate_core::{
     batch, classify, classify_bytes, error, gate, guard_paths, label, label_for_hints,
-    label_tool_call, landing, matcher, normalize, shell, spec, taxonomy, tools, Analysis,
+    label_tool_call, landing, matcher, normalize, secrets, shell, spec, taxonomy, tools, Analysis,
     Assessment, BlastRadius, Class, Classifier, Context, EmbeddedTaxonomyError, Hints, Label,
     Origin, Taxonomy, TaxonomyError, ToolLabeler,
 };
@@ -115,11 +115,15 @@ pub use toolgate_policy as profile;
 #[cfg(feature = "action-guard")]
 pub use toolgate_policy::action_guard;
 
+#[cfg(feature = "look")]
+pub use toolgate_core::look;
+pub use toolgate_core::reach;
+
 #[cfg(feature = "cli")]
 pub use toolgate_agents::{client, decision_log, hook, install};
 
 #[cfg(feature = "cli")]
-pub use toolgate_scan::report;
+pub use toolgate_scan::{findings, input as scan_input, report};
 
 /// The README's Rust examples run as doc tests.
 #[cfg(doctest)]

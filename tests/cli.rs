@@ -58,6 +58,9 @@ fn bad_taxonomy_names_file_line_and_field() {
     let rules = dir.join("rules");
     std::fs::create_dir_all(&rules).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(dir.join("commands.toml"), "").unwrap_or_else(|e| panic!("{e}"));
+    // An empty spec file: a taxonomy directory needs one to be one.
+    std::fs::create_dir_all(dir.join("specs")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.join("specs/none.toml"), "").unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(
         rules.join("mine.toml"),
         "[[destructive]]\nid = \"x\"\ncategory = \"c\"\nblast_radius = \"huge\"\nreason = \"r\"\ncommand = [\"x\"]\nexamples = [\"x\"]\nnear_misses = [\"y\"]\n",
@@ -196,7 +199,7 @@ fn scan_jsonl_keeps_input_order_and_reports_bad_lines() {
     let lines: Vec<&str> = got.lines().collect();
     assert_eq!(lines.len(), 3, "{got}");
     assert!(lines[0].starts_with(
-        "{\"blast_radius\":\"safe\",\"category\":\"git-read\",\"command\":\"git status\""
+        "{\"blast_radius\":\"safe\",\"category\":\"git-read\",\"column\":1,\"command\":\"git status\",\"line\":1,"
     ));
     assert!(
         lines[1].contains("\"command\":\"rm -rf /tmp/x\"")
@@ -204,7 +207,7 @@ fn scan_jsonl_keeps_input_order_and_reports_bad_lines() {
     );
     assert_eq!(
         lines[2],
-        "{\"blast_radius\":\"unknown\",\"command\":\"npm run dev\",\"safety_label\":\"unknown\"}"
+        "{\"blast_radius\":\"unknown\",\"column\":1,\"command\":\"npm run dev\",\"line\":4,\"safety_label\":\"unknown\"}"
     );
 
     let bad = "{\"command\": \"ls\"}\nnot json\n{\"cmd\": \"x\"}\n{\"command\": \"rm -rf /\"}\n";
@@ -269,8 +272,9 @@ fn scan_names_the_file_of_a_bad_line_and_keeps_what_came_before_a_failing_input(
     let d = dir.display().to_string();
     let o = toolgate(&["scan", "--format", "jsonl", &a, &d], None);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stdout(&o)
-        .starts_with("{\"blast_radius\":\"safe\",\"category\":\"fs-read\",\"command\":\"ls\""));
+    assert!(stdout(&o).starts_with(
+        "{\"blast_radius\":\"safe\",\"category\":\"fs-read\",\"column\":1,\"command\":\"ls\""
+    ));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
         err.starts_with(&format!("toolgate: reading {d}: ")),

@@ -287,7 +287,8 @@ fn toolgate_log_filters_by_decision_and_since() {
     let since = format_rfc3339(old - Duration::from_secs(1));
     assert_eq!(show(&["--since", &since, "--decision", "allow"]).len(), 2);
 
-    // The table has a header and a row per entry.
+    // The table has a header and a row per entry, with what decided it
+    // and why on the line under it.
     let o = util::run(
         &["log", "--decision", "ask"],
         b"",
@@ -295,7 +296,8 @@ fn toolgate_log_filters_by_decision_and_since() {
     );
     let table = String::from_utf8_lossy(&o.stdout);
     let rows: Vec<&str> = table.lines().collect();
-    assert_eq!(rows.len(), 2, "{table}");
+    assert_eq!(rows.len(), 3, "{table}");
+    assert!(rows[2].starts_with("    mode_balanced: "), "{table}");
     assert!(
         rows[0].starts_with("TIME") && rows[1].contains("echo entry-003"),
         "{table}"

@@ -8,6 +8,7 @@ use crate::util;
 use serde_json::{json, Value};
 
 /// What `toolgate hook` printed and how it exited.
+#[derive(Debug)]
 pub(crate) struct Out {
     pub(crate) code: Option<i32>,
     pub(crate) stdout: String,
@@ -129,8 +130,14 @@ fn captured_payloads_are_answered_in_their_protocol() {
             v["permissionDecision"] == "ask"
                 && keys(v) == ["permissionDecision", "permissionDecisionReason"]
         }),
+        // The capture is in yolo mode, where Qwen Code asks nobody: the
+        // destructive call is denied rather than asked about.
         ("qwen-code-", |_, v| {
-            claude_asks(v) && keys(v) == ["hookSpecificOutput"]
+            v["hookSpecificOutput"]["permissionDecision"] == "deny"
+                && v["hookSpecificOutput"]["permissionDecisionReason"]
+                    .as_str()
+                    .is_some_and(|r| r.contains("yolo"))
+                && keys(v) == ["hookSpecificOutput"]
         }),
         // Cline's one block; the reason is on stderr.
         ("cline-", |o, _| {
@@ -476,7 +483,10 @@ fn profile_decides_instead_of_the_mode() {
 fn each_clients_cwd_puts_absolute_paths_inside_the_project() {
     // Every payload here says `cwd` is `/p`.
     let inside = "cat /p/src/main.rs";
-    let climbs = "cat /p/../etc/passwd";
+    // A climb out of the project into a home: a private place, which the
+    // look leaves unsettled (a system file such as `/etc/os-release` it
+    // may clear).
+    let climbs = "cat /p/../home/u/notes.txt";
     let elsewhere = "cat /q/src/main.rs";
     for (name, payload, allow) in [
         ("claude", claude_payload as fn(&str) -> Vec<u8>, "allow"),
@@ -570,9 +580,13 @@ fn git_in_a_directory_laid_out_as_a_bare_repository_is_not_allowed() {
             &[],
         ))
     };
-    let (d, reason) = decide("balanced", &dir, "git log -p");
+    // (`git log -p` prints history, which the look does not read: it is
+    // not allowed whatever the folder is; the plain log is allowed but for
+    // the bare repository.)
+    let (d, reason) = decide("balanced", &dir, "git log --oneline");
     assert_eq!(d, "ask");
     assert!(reason.contains("bare repository"), "{reason}");
+    assert_eq!(decide("balanced", &dir, "git log -p").0, "ask");
     assert_eq!(
         decide("balanced", &dir.join("sub/deeper"), "git status").0,
         "ask"

@@ -157,7 +157,7 @@ fn claude_keeps_other_keys_and_hooks() {
         &[
             "prettier --check",
             "notify-send done",
-            "\"matcher\": \"Bash\"",
+            "\"matcher\": \"Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit\"",
             "\"timeout\": 30",
         ],
     );
@@ -266,7 +266,10 @@ fn project_scope_and_dry_run() {
     let dir = project.to_string_lossy().into_owned();
     let out = home.ok(&["install", "claude", "--project", &dir, "--dry-run"]);
     assert!(
-        out.contains("+++ ") && out.contains("+        \"matcher\": \"Bash\","),
+        out.contains("+++ ")
+            && out.contains(
+                "+        \"matcher\": \"Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit\","
+            ),
         "{out}"
     );
     assert!(
@@ -547,7 +550,7 @@ const JSONC: &[(&str, &str, &str, &str)] = &[
         ],
       }, // formatting
       {
-        "matcher": "Bash",
+        "matcher": "Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit",
         "hooks": [
           {
             "type": "command",
@@ -785,7 +788,7 @@ fn an_emptied_list_goes_unless_it_holds_a_comment() {
     assert_eq!(
         home.read(rel),
         format!(
-            "{{\n  \"hooks\": {{\n    \"PreToolUse\": [\n      {{\n        \"matcher\": \"Bash\",\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": {cmd},\n            \"timeout\": 30\n          }}\n        ]\n      }}\n    ],\n    \"Stop\": []\n  }}\n}}\n"
+            "{{\n  \"hooks\": {{\n    \"PreToolUse\": [\n      {{\n        \"matcher\": \"Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit\",\n        \"hooks\": [\n          {{\n            \"type\": \"command\",\n            \"command\": {cmd},\n            \"timeout\": 30\n          }}\n        ]\n      }}\n    ],\n    \"Stop\": []\n  }}\n}}\n"
         )
     );
     home.ok(&["uninstall", "claude"]);
@@ -800,7 +803,7 @@ fn an_emptied_list_goes_unless_it_holds_a_comment() {
     home.ok(&["install", "claude", "--mode", "balanced"]);
     let text = home.read(rel);
     assert!(
-        text.starts_with("{\n  \"hooks\": {\n    \"PreToolUse\": [\n      // toolgate goes here\n      {\n        \"matcher\": \"Bash\","),
+        text.starts_with("{\n  \"hooks\": {\n    \"PreToolUse\": [\n      // toolgate goes here\n      {\n        \"matcher\": \"Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit\","),
         "{text}"
     );
     home.ok(&["uninstall", "claude"]);
@@ -813,4 +816,313 @@ fn an_emptied_list_goes_unless_it_holds_a_comment() {
     home.ok(&["install", "claude"]);
     home.ok(&["uninstall", "claude"]);
     assert_eq!(home.read(rel), before);
+}
+
+/// Issue 34: `install CLIENT` with no mode or profile installs the guard
+/// mode and says what it does in that client; a config file that names a
+/// mode keeps the hook on it.
+#[test]
+fn the_default_install_is_the_guard_mode() {
+    let home = Home::new("guard-default");
+    let out = home.ok(&["install", "claude"]);
+    let text = home.read(".claude/settings.json");
+    assert!(
+        text.contains(" hook --protocol claude --mode guard\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"matcher\": \"Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit\""),
+        "{text}"
+    );
+    assert!(
+        out.contains(
+            "Claude Code under mode guard: safe → runs; destructive → Claude Code asks you; \
+             unknown → left to Claude Code's own permissions\n"
+        ),
+        "{out}"
+    );
+    // Cline has no permission flow of its own that stops an unknown
+    // command under auto-approve: install says so, and the stricter choice.
+    let out = home.ok(&["install", "cline"]);
+    assert!(
+        out.contains(
+            "Cline under mode guard: safe → runs; destructive → blocked; unknown → runs\n"
+        ) || out.contains("unknown → left to Cline's own permissions"),
+        "{out}"
+    );
+    assert!(out.contains("with auto-approve on"), "{out}");
+    assert!(out.contains("--mode balanced"), "{out}");
+    let out = home.ok(&["install", "opencode"]);
+    assert!(out.contains("`permission.bash`"), "{out}");
+    // A mode in the config file is the hook's: no --mode is written.
+    let home = Home::new("guard-config");
+    home.write(".config/toolgate/config.toml", "mode = \"strict\"\n");
+    let out = home.ok(&["install", "gemini"]);
+    let text = home.read(".gemini/settings.json");
+    assert!(text.contains(" hook --protocol gemini\""), "{text}");
+    assert!(out.contains("under the mode or profile of "), "{out}");
+}
+
+/// `doctor` finds a hook with no mode (the legacy row), says what
+/// installing again would change, and prints each hook's row.
+#[test]
+fn doctor_finds_legacy_installs_and_prints_the_row() {
+    let home = Home::new("legacy");
+    let bin = env!("CARGO_BIN_EXE_toolgate");
+    home.write(
+        ".claude/settings.json",
+        &format!(
+            "{{\"hooks\": {{\"PreToolUse\": [{{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{bin} hook --protocol claude\"}}]}}]}}}}\n"
+        ),
+    );
+    let report = home.ok(&["doctor"]);
+    assert!(
+        report.contains(
+            "    row: safe → Claude Code asks you; destructive → Claude Code asks you; unknown → Claude Code asks you\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        report.contains("    legacy: this hook has no mode"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "`toolgate install claude` again would install mode guard: safe: Claude Code asks you → runs; \
+             unknown: Claude Code asks you → left to Claude Code's own permissions\n"
+        ),
+        "{report}"
+    );
+    // Reinstalled: the guard row, no legacy note, the file tools routed.
+    home.ok(&["install", "claude"]);
+    let report = home.ok(&["doctor"]);
+    assert!(!report.contains("legacy:"), "{report}");
+    assert!(
+        report.contains(
+            "    row: safe → runs; destructive → Claude Code asks you; unknown → left to Claude Code's own permissions\n"
+        ),
+        "{report}"
+    );
+    assert!(
+        home.read(".claude/settings.json")
+            .contains("\"matcher\": \"Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit\""),
+        "{}",
+        home.read(".claude/settings.json")
+    );
+}
+
+/// A profile that lets destructive calls run unasked is named with its
+/// categories and needs `--yes`.
+#[test]
+fn a_risky_profile_needs_yes() {
+    let home = Home::new("risky");
+    let out = home.run(&["install", "claude", "--profile", "auto"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.starts_with("auto lets these destructive categories run with nobody asked:\n"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  fs-delete (high"), "{stdout}");
+    assert!(
+        stderr.contains("pass --yes to install it anyway"),
+        "{stderr}"
+    );
+    assert!(!home.path(".claude/settings.json").exists());
+    home.ok(&["install", "claude", "--profile", "auto", "--yes"]);
+    assert!(home
+        .read(".claude/settings.json")
+        .contains("--profile auto"));
+    // manual lets nothing run unasked: no --yes needed.
+    let home = Home::new("manual");
+    let out = home.ok(&["install", "claude", "--profile", "manual"]);
+    assert!(!out.contains("nobody asked"), "{out}");
+}
+
+#[cfg(unix)]
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(path)
+        .map(|m| m.permissions().mode() & 0o7777)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[cfg(unix)]
+fn set_mode(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// A private settings file's backup is as private; the owner is kept;
+/// uninstall removes the backup once the file is restored.
+#[cfg(unix)]
+#[test]
+fn backups_keep_mode_and_owner_and_uninstall_removes_them() {
+    use std::os::unix::fs::MetadataExt;
+    let home = Home::new("backup-mode");
+    let rel = ".claude/settings.json";
+    home.write(rel, CLAUDE);
+    set_mode(&home.path(rel), 0o600);
+    // As root, give the file to someone else: install must not take it.
+    let other = 4242;
+    let owned = std::os::unix::fs::chown(home.path(rel), Some(other), Some(other)).is_ok();
+    home.ok(&["install", "claude"]);
+    let backup = home.path(&format!("{rel}.toolgate-backup"));
+    assert_eq!(mode_of(&backup), 0o600);
+    assert_eq!(mode_of(&home.path(rel)), 0o600);
+    if owned {
+        for p in [home.path(rel), backup.clone()] {
+            let m = fs::metadata(&p).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!((m.uid(), m.gid()), (other, other), "{}", p.display());
+        }
+    }
+    let out = home.ok(&["uninstall", "claude"]);
+    assert!(!out.contains("previous file"), "{out}");
+    assert!(!backup.exists(), "uninstall leaves no backup behind");
+    assert_eq!(home.read(rel), CLAUDE);
+    assert_eq!(mode_of(&home.path(rel)), 0o600);
+}
+
+/// A symlinked settings file is edited where it points; the link stays.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_settings_file_is_edited_at_its_target() {
+    let home = Home::new("symlink");
+    home.write("dotfiles/claude.json", CLAUDE);
+    fs::create_dir_all(home.path(".claude")).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(
+        home.path("dotfiles/claude.json"),
+        home.path(".claude/settings.json"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    home.ok(&["install", "claude"]);
+    let link =
+        fs::symlink_metadata(home.path(".claude/settings.json")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(link.file_type().is_symlink(), "the link stays a link");
+    assert!(home.read("dotfiles/claude.json").contains("--mode guard"));
+    home.ok(&["uninstall", "claude"]);
+    assert!(fs::symlink_metadata(home.path(".claude/settings.json"))
+        .is_ok_and(|m| m.file_type().is_symlink()));
+    assert_eq!(home.read("dotfiles/claude.json"), CLAUDE);
+}
+
+/// A read-only settings file is refused with the reason, untouched.
+#[cfg(unix)]
+#[test]
+fn a_read_only_settings_file_is_refused() {
+    let home = Home::new("read-only");
+    let rel = ".claude/settings.json";
+    home.write(rel, CLAUDE);
+    set_mode(&home.path(rel), 0o444);
+    let out = home.run(&["install", "claude"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "{}: is read-only (mode 0444): toolgate does not override that; make it writable (`chmod u+w`) and run again",
+            home.path(rel).display()
+        )),
+        "{err}"
+    );
+    assert_eq!(home.read(rel), CLAUDE);
+    assert!(!home.path(&format!("{rel}.toolgate-backup")).exists());
+}
+
+/// `toolgate allow|ask|deny` write the rule where it takes effect, check
+/// it first, and refuse a project allow.
+#[test]
+fn rules_are_written_checked_and_placed() {
+    let home = Home::new("rules");
+    let out = home.ok(&["allow", "shell:cmd=npm test"]);
+    let config = home.path(".config/toolgate/config.toml");
+    assert!(
+        out.starts_with(&format!(
+            "{}: added `shell:cmd=npm test` to [rules] allow\n",
+            config.display()
+        )),
+        "{out}"
+    );
+    assert_eq!(
+        home.read(".config/toolgate/config.toml"),
+        "[rules]\nallow = [\"shell:cmd=npm test\"]\n"
+    );
+    let out = home.ok(&["allow", "shell:cmd=npm test"]);
+    assert!(out.contains("already has `shell:cmd=npm test`"), "{out}");
+    for (args, message) in [
+        (
+            &["allow", "Bash(git push)"][..],
+            "toolgate: permission rule `Bash(git push)`: this is Claude Code's permission syntax, which toolgate does not read: write `shell:cmd=git push`\n",
+        ),
+        (
+            &["ask", "git push*"][..],
+            "toolgate: permission rule `git push*`: a bare command is not a rule: write `shell:cmd=git push*` (a shell command), or a tool name alone\n",
+        ),
+        (
+            &["deny", "shell:cmnd=rm *"][..],
+            "toolgate: permission rule `shell:cmnd=rm *`: unknown key `cmnd` for the shell tool: write `shell:cmd=rm *`\n",
+        ),
+        (
+            &["allow", "Bash"][..],
+            "toolgate: `Bash` would allow every shell command, destructive ones too: name the command, e.g. `shell:cmd=npm test`\n",
+        ),
+    ] {
+        let out = home.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), message, "{args:?}");
+    }
+    // A project can only tighten.
+    let project = home.path("proj");
+    fs::create_dir_all(project.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    let dir = project.display().to_string();
+    let out = home.run(&["allow", "--project", &dir, "shell:cmd=make"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a project's allow rules have no effect"));
+    home.ok(&["deny", "--project", &dir, "shell:cmd=terraform apply*"]);
+    assert_eq!(
+        home.read("proj/.toolgate.toml"),
+        "[rules]\ndeny = [\"shell:cmd=terraform apply*\"]\n"
+    );
+}
+
+/// Run inside a project, `doctor` checks its settings without
+/// `--project`, and a valid strict `.toolgate.toml` there is what the
+/// hook must obey, not a fault.
+#[test]
+fn doctor_finds_the_project_it_runs_in_and_obeys_its_policy() {
+    let home = Home::new("doctor-project");
+    let project = home.path("work/app");
+    fs::create_dir_all(project.join(".git")).unwrap_or_else(|e| panic!("{e}"));
+    let dir = project.display().to_string();
+    home.ok(&["install", "claude", "--project", &dir]);
+    home.write("work/app/.toolgate.toml", "mode = \"strict\"\n");
+    let out = Command::new(env!("CARGO_BIN_EXE_toolgate"))
+        .arg("doctor")
+        .current_dir(project.join(".git"))
+        .env("HOME", home.path(""))
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env_remove("TOOLGATE_MODE")
+        .env_remove("TOOLGATE_CONFIG")
+        .env_remove("TOOLGATE_HEADLESS")
+        .env_remove("TOOLGATE_PROFILE")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{report}");
+    assert!(
+        report.contains(&format!(
+            "claude   project {}/.claude/settings.json  live",
+            project.display()
+        )),
+        "{report}"
+    );
+    // The project's strict mode asks for the safe canary too.
+    assert!(
+        report.contains(
+            "    row: safe → Claude Code asks you; destructive → Claude Code asks you; unknown → Claude Code asks you\n"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("ok (it can only tighten)"), "{report}");
 }

@@ -32,7 +32,8 @@ fn builtin_file(rel: &str) -> String {
     std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)).unwrap_or_default()
 }
 
-const BUILTINS: [&str; 16] = [
+const BUILTINS: [&str; 17] = [
+    "guard",
     "strict",
     "balanced",
     "restricted",
@@ -52,7 +53,7 @@ const BUILTINS: [&str; 16] = [
 ];
 
 #[test]
-fn list_shows_the_sixteen_builtins_in_every_format() {
+fn list_shows_the_seventeen_builtins_in_every_format() {
     let dir = store("list");
     let (code, out, _) = profile(&dir, &["list", "--format", "plain"]);
     assert_eq!(code, 0);
@@ -73,16 +74,24 @@ fn list_shows_the_sixteen_builtins_in_every_format() {
                 .collect()
         })
         .unwrap_or_default();
-    assert_eq!(kinds.len(), 16);
-    assert_eq!(kinds[0], ("strict", "safety_mode"));
-    assert_eq!(kinds[7], ("cautious", "automation"));
-    assert_eq!(kinds[15], ("customer-support", "action_class"));
+    assert_eq!(kinds.len(), 17);
+    assert_eq!(kinds[0], ("guard", "safety_mode"));
+    assert_eq!(kinds[1], ("strict", "safety_mode"));
+    assert_eq!(kinds[8], ("cautious", "automation"));
+    assert_eq!(kinds[16], ("customer-support", "action_class"));
 
     let (_, out, _) = profile(&dir, &["list", "--format", "yaml"]);
-    assert!(out.starts_with("- name: strict\n  namespace: builtin\n  kind: safety_mode\n"));
+    assert!(out.starts_with("- name: guard\n  namespace: builtin\n  kind: safety_mode\n"));
 
     let (_, out, _) = profile(&dir, &["list", "--format", "table"]);
-    assert_eq!(out.lines().count(), 17);
+    // A header, a row each, and what toolgate does not enforce.
+    assert_eq!(out.lines().count(), 20);
+    assert!(out.ends_with(
+        "\ntoolgate enforces each profile's decisions on calls; it does not enforce require_sandbox, \
+         require_checkpoints, max_cost_per_plan, max_total_cost, max_retries_per_step \
+         (`toolgate profile show NAME` says how a caller can, and which destructive categories \
+         the profile lets run unasked)\n"
+    ));
     assert!(out.starts_with("NAME                KIND          VERSION  NAMESPACE  DESCRIPTION\n"));
     assert!(out.contains("\ncoding-agent        action_class  1.0.0    builtin    "));
 
@@ -119,6 +128,31 @@ fn show_prints_a_profile_in_full() {
     assert!(out.starts_with(
         "name: full-auto\nkind: automation\nversion: 1\nnamespace: builtin\nbuiltin: true\n"
     ));
+    // What the profile lets run unasked, and what toolgate cannot enforce.
+    assert!(
+        out.contains("\ndestructive, run unasked:\n  ") && out.contains("\n  fs-delete (high"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "\nnot enforced by toolgate:\n  require_sandbox: toolgate runs no sandbox: run the agent inside one"
+        ),
+        "{out}"
+    );
+    let (_, out, _) = profile(&dir, &["show", "manual", "--format", "plain"]);
+    assert!(
+        out.contains(
+            "\ndestructive, run unasked: none (every destructive call asks or is denied)\n"
+        ),
+        "{out}"
+    );
+    let (_, out, _) = profile(&dir, &["show", "guard", "--format", "plain"]);
+    assert!(
+        out.contains(
+            "\ndestructive, run unasked: none (every destructive call asks or is denied)\n"
+        ) && !out.contains("not enforced"),
+        "{out}"
+    );
     let (_, out, _) = profile(&dir, &["show", "balanced", "--format", "yaml"]);
     assert_eq!(
         out,
@@ -159,7 +193,7 @@ fn add_update_remove_a_custom_profile() {
     let (_, out, _) = profile(&dir, &["list", "--namespace", "acme", "--format", "plain"]);
     assert_eq!(out, "acme/strict-code\n");
     let (_, out, _) = profile(&dir, &["list", "--format", "plain"]);
-    assert_eq!(out.lines().count(), 17);
+    assert_eq!(out.lines().count(), 18);
 
     // The hook decides with it.
     let d = dir.display().to_string();
@@ -268,7 +302,7 @@ fn builtins_cannot_be_removed_or_overwritten_and_bad_files_say_where() {
     );
     // Nothing was stored.
     let (_, out, _) = profile(&dir, &["list", "--format", "plain"]);
-    assert_eq!(out.lines().count(), 16);
+    assert_eq!(out.lines().count(), 17);
     for ext in [
         "same.yaml",
         "range.yaml",

@@ -265,7 +265,7 @@ fn qwen_payload(command: &str) -> Vec<u8> {
     bytes(json!({
         "session_id": "s", "transcript_path": "/home/dev/.qwen/t.jsonl", "cwd": PROJECT,
         "hook_event_name": "PreToolUse", "timestamp": "2026-11-30T09:31:01.259Z",
-        "permission_mode": "yolo", "tool_name": "run_shell_command",
+        "permission_mode": "default", "tool_name": "run_shell_command",
         "tool_input": {"command": command, "description": "d"}, "tool_use_id": "toolu_1"
     }))
 }
@@ -290,10 +290,12 @@ fn qwen_decision(o: &Out) -> (String, String) {
 
 #[test]
 fn qwen_is_told_from_gemini_and_answered_claude_style() {
+    // The captured session is in yolo mode, where Qwen asks nobody: an ask
+    // would not stop `rm -rf build`, so it is denied.
     if let Some(p) = capture("qwen-code-0.15.10-PreToolUse-run_shell_command.json") {
         assert_eq!(
             qwen_decision(&hook(&["--mode", "balanced"], &p, &[])).0,
-            "ask"
+            "deny"
         );
     }
     for (args, cmd, want) in [

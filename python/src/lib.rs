@@ -263,6 +263,8 @@ fn label_tool_call_json(
 #[pyclass(frozen, module = "toolgate", name = "Gate")]
 struct Gate {
     inner: RustGate<'static>,
+    /// Look before allowing (the real file system, from the call's `cwd`).
+    look: bool,
 }
 
 #[pymethods]
@@ -271,13 +273,16 @@ impl Gate {
     /// `yolo`), `legacy`; `profile`: an automation, action-class or custom
     /// profile name, which decides instead of the mode; `compound`:
     /// `refuse` (default) or `every-part-safe`. An unknown name raises
-    /// `ValueError`: a typo must not silently mean strict.
+    /// `ValueError`: a typo must not silently mean strict. `look`: look
+    /// at what a shell call would read before allowing it, as the hook
+    /// does.
     #[new]
-    #[pyo3(signature = (mode=None, profile=None, compound=None))]
+    #[pyo3(signature = (mode=None, profile=None, compound=None, look=false))]
     fn new(
         mode: Option<String>,
         profile: Option<String>,
         compound: Option<String>,
+        look: bool,
     ) -> PyResult<Gate> {
         let c = classifier()?;
         let mode = mode
@@ -305,7 +310,8 @@ impl Gate {
             None => config,
         };
         Ok(Gate {
-            inner: RustGate::new(c, config),
+            inner: RustGate::new(c, config).reaching(look),
+            look,
         })
     }
 
@@ -322,7 +328,29 @@ impl Gate {
         let ctx = context(cwd.as_deref())?;
         let args = arguments(&args_json)?;
         let hints = hints(hints_json.as_deref())?;
-        let decide = || self.inner.decide_in(&tool, &args, hints, &ctx);
+        let decide = || {
+            if !self.look {
+                return self.inner.decide_in(&tool, &args, hints, &ctx);
+            }
+            let assessed = self.inner.assess_in(&tool, &args, hints, &ctx);
+            let verdict = self
+                .inner
+                .decide_assessed(&tool, &args, hints, None, assessed.clone());
+            let dir = match ctx.cwd {
+                Some(c) => toolgate::look::native_dir(c),
+                None => std::env::current_dir().ok(),
+            };
+            toolgate::look::settle(
+                &self.inner,
+                verdict,
+                &assessed,
+                &tool,
+                &args,
+                dir.as_deref(),
+                None,
+                &toolgate::look::Budget::default(),
+            )
+        };
         let v = if args_json.len() >= RELEASE_GIL_AT {
             py.detach(decide)
         } else {

@@ -40,7 +40,8 @@ def toolgate_bin() -> str:
 
 def scan(toolgate_bin: str, rows) -> list:
     """`toolgate scan` of (command, cwd) rows: each row's label fields (the
-    record without the `command` and `cwd` it echoes)."""
+    record without the `command` and `cwd` it echoes, and the `line` and
+    `column` it was read at)."""
     lines = []
     for command, cwd in rows:
         record = {"command": command}
@@ -56,7 +57,8 @@ def scan(toolgate_bin: str, rows) -> list:
     ).stdout
     records = [json.loads(l) for l in out.splitlines()]
     assert len(records) == len(lines), "scan wrote a record per input row"
-    for record, (command, cwd) in zip(records, rows):
+    for n, (record, (command, cwd)) in enumerate(zip(records, rows)):
         assert record.pop("command") == command
         assert record.pop("cwd", None) == cwd
+        assert (record.pop("line"), record.pop("column")) == (n + 1, 1)
     return records

@@ -78,3 +78,24 @@ def test_bad_arguments_are_clear_errors():
 def test_verdicts_read_well():
     v = toolgate.Gate(mode="balanced").decide("shell", {"cmd": "git status"})
     assert repr(v).startswith('Verdict(decision="allow", source="mode_balanced"')
+
+
+def test_a_gate_that_looks_allows_a_clean_search_and_stops_a_secret(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("PORT = 8080\n")
+    call = {"cmd": "grep -rn PORT ."}
+    # By its words a search of the whole working directory is unknown.
+    assert toolgate.Gate(mode="balanced").decide("shell", call, cwd=str(tmp_path)).decision == "ask"
+    looking = toolgate.Gate(mode="balanced", look=True)
+    v = looking.decide("shell", call, cwd=str(tmp_path))
+    assert (v.decision, v.label.safety_label) == ("allow", "unknown"), v.reason
+    (tmp_path / "src" / "settings.py").write_text(
+        "AWS_ACCESS_KEY_ID = 'AKIAUJZDEGXDNCF32EPF'\n"
+        "AWS_SECRET_ACCESS_KEY = '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'\n"
+    )
+    v = looking.decide("shell", call, cwd=str(tmp_path))
+    assert v.decision == "ask" and "src/settings.py line" in v.reason, v.reason
+    assert "2hpChYg" not in v.reason
+    v = looking.decide("shell", {"cmd": "cat src/app.py"}, cwd=str(tmp_path))
+    assert v.decision == "allow", v.reason

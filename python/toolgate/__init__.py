@@ -96,7 +96,10 @@ class Gate:
     ``autonomous``, ``legacy``); ``profile`` an automation, action-class or
     custom profile, which decides instead of the mode; ``compound`` is
     ``refuse`` (the default) or ``every-part-safe``. An unknown name raises
-    ``ValueError``.
+    ``ValueError``. With ``look=True`` a shell call is allowed only after a
+    look at what it would really read, from its ``cwd`` (or the current
+    directory), finds no secret, as the hook does; a read only a look can
+    clear (a search of the working directory) is then allowed when clean.
     """
 
     __slots__ = ("_gate",)
@@ -106,8 +109,9 @@ class Gate:
         mode: Optional[str] = None,
         profile: Optional[str] = None,
         compound: Optional[str] = None,
+        look: bool = False,
     ) -> None:
-        self._gate = _toolgate.Gate(mode, profile, compound)
+        self._gate = _toolgate.Gate(mode, profile, compound, look)
 
     def decide(
         self,

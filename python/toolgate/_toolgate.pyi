@@ -48,6 +48,7 @@ class Gate:
         mode: Optional[str] = None,
         profile: Optional[str] = None,
         compound: Optional[str] = None,
+        look: bool = False,
     ) -> None: ...
     def decide_json(
         self,

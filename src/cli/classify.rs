@@ -15,6 +15,7 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<&'static Classifier> {
     match dir {
         None => Ok(Classifier::embedded()?),
         Some(dir) => {
+            check_taxonomy_dir(dir)?;
             let sources = dir_sources(dir)
                 .with_context(|| format!("reading taxonomy directory {}", dir.display()))?;
             let tax = load_sources(&sources)
@@ -23,6 +24,40 @@ pub fn load(dir: Option<&Path>) -> anyhow::Result<&'static Classifier> {
             Ok(Box::leak(Box::new(classifier)))
         }
     }
+}
+
+/// Refuses a directory that holds no taxonomy, naming what is missing: a
+/// directory without its files would label every command unknown, and a
+/// CI gate built on it would pass silently.
+fn check_taxonomy_dir(dir: &Path) -> anyhow::Result<()> {
+    let has_toml = |sub: &str| {
+        std::fs::read_dir(dir.join(sub)).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "toml"))
+        })
+    };
+    let mut missing = Vec::new();
+    if !dir.join("commands.toml").is_file() {
+        missing.push("commands.toml");
+    }
+    if !has_toml("rules") {
+        missing.push("rules/*.toml");
+    }
+    if !has_toml("specs") {
+        missing.push("specs/*.toml");
+    }
+    if !dir.is_dir() {
+        anyhow::bail!("--taxonomy {}: no such directory", dir.display());
+    }
+    if !missing.is_empty() {
+        anyhow::bail!(
+            "--taxonomy {}: not a taxonomy directory: it has no {} (the repository's taxonomy/ has them all)",
+            dir.display(),
+            missing.join(", no ")
+        );
+    }
+    Ok(())
 }
 
 /// The JSON rendering: the metadata keys plus `origin`.

@@ -98,5 +98,16 @@ pub fn run(
              (a gate with compound = every-part-safe lets it through)"
         )?;
     }
+    // An allow rule grants one plain command only, so only then is there
+    // a rule to name.
+    if a.label.class == toolgate::Class::Unknown && a.commands.len() == 1 && !command.contains('\n')
+    {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "to allow it: {} (the guard mode leaves it to your client's own permissions; balanced and strict ask for it)",
+            toolgate::hook::allow_line(command)
+        )?;
+    }
     Ok(())
 }

@@ -36,8 +36,8 @@ pub struct HookArgs {
     /// windsurf or docker-agent (default: detected from the payload).
     #[arg(long)]
     pub protocol: Option<String>,
-    /// strict, balanced, restricted or autonomous (an unrecognised name is
-    /// strict).
+    /// guard, strict, balanced, restricted or autonomous (an unrecognised
+    /// name is strict; none is the legacy row, which asks for everything).
     #[arg(long)]
     pub mode: Option<String>,
     /// manual, review, supervised, cautious, trusted, auto, ci or full-auto:
@@ -176,7 +176,8 @@ pub fn run(load: impl FnOnce() -> Result<&'static Classifier, String>, args: Hoo
         };
         opts.headless |= project.as_ref().is_some_and(ProjectPolicy::headless);
         let project_gate = project.map(|p| p.gate(classifier, &gate_config));
-        let gate = Gate::new(classifier, gate_config);
+        // The hook looks before it allows (unless TOOLGATE_LOOK=off).
+        let gate = Gate::new(classifier, gate_config).reaching(hook::look::enabled());
         hook::respond_traced(&gate, project_gate.as_ref(), payload, opts)
     }))
     .unwrap_or_else(|_| fail_closed_traced(opts.client, "internal error", opts));

@@ -5,7 +5,9 @@ use std::time::SystemTime;
 
 use anyhow::Context as _;
 use clap::{Args as ClapArgs, ValueEnum};
-use toolgate::decision_log::{parse_since, state_dir, DecisionLog, Entry, Filter};
+use toolgate::decision_log::{
+    parse_since, state_dir, stats, suggest, DecisionLog, Entry, Filter, Stats,
+};
 use toolgate::gate::Decision;
 
 /// Options of `toolgate log`.
@@ -21,6 +23,21 @@ pub struct LogArgs {
     /// table (for people) or json (one object a line, as logged).
     #[arg(long, value_enum, default_value_t = LogFormat::Table)]
     pub format: LogFormat,
+    /// Counts instead of entries: by decision, client, category and
+    /// command word.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+/// Options of `toolgate suggest`.
+#[derive(Debug, ClapArgs)]
+pub struct SuggestArgs {
+    /// Only entries from this long ago or since this time, as for `log`.
+    #[arg(long, value_name = "DURATION|TIME")]
+    pub since: Option<String>,
+    /// At most this many rules.
+    #[arg(long, default_value_t = 10)]
+    pub limit: usize,
 }
 
 /// `--decision`.
@@ -28,6 +45,8 @@ pub struct LogArgs {
 pub enum DecisionArg {
     /// Allowed calls.
     Allow,
+    /// Calls left to the client's own permissions.
+    NoOpinion,
     /// Calls that asked for confirmation.
     Ask,
     /// Denied calls.
@@ -45,24 +64,23 @@ pub enum LogFormat {
 
 /// Prints the entries that pass the filter, oldest first.
 pub fn run(args: LogArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
-    let since = match args.since.as_deref() {
-        None => None,
-        Some(s) => Some(parse_since(s, SystemTime::now()).with_context(|| {
-            format!("--since `{s}`: give a duration (`30m`, `2h`, `7d`) or a time (`2025-01-02T03:04:05Z`, `2025-01-02`)")
-        })?),
-    };
+    let since = since(args.since.as_deref())?;
     let filter = Filter {
         since,
         decision: args.decision.map(|d| match d {
             DecisionArg::Allow => Decision::Allow,
+            DecisionArg::NoOpinion => Decision::NoOpinion,
             DecisionArg::Ask => Decision::Ask,
             DecisionArg::Deny => Decision::Deny,
         }),
     };
-    let dir = state_dir(|k| std::env::var(k).ok())
-        .context("no state directory: set TOOLGATE_STATE_DIR, XDG_STATE_HOME or HOME")?;
-    let (entries, skipped) = DecisionLog::new(dir).read()?;
+    let (entries, skipped) = read_log()?;
     let shown: Vec<&Entry> = entries.iter().filter(|e| filter.matches(e)).collect();
+    if args.stats {
+        print_stats(&stats(shown.iter().copied()), args.format, out)?;
+        warn_skipped(skipped);
+        return Ok(true);
+    }
     match args.format {
         LogFormat::Json => {
             for e in shown {
@@ -72,14 +90,84 @@ pub fn run(args: LogArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
         }
         LogFormat::Table => table(&shown, out)?,
     }
+    warn_skipped(skipped);
+    Ok(true)
+}
+
+fn warn_skipped(skipped: usize) {
     if skipped > 0 {
         eprintln!("toolgate: {skipped} line(s) of the log could not be read and were skipped");
     }
+}
+
+fn since(text: Option<&str>) -> anyhow::Result<Option<SystemTime>> {
+    match text {
+        None => Ok(None),
+        Some(s) => Ok(Some(parse_since(s, SystemTime::now()).with_context(|| {
+            format!("--since `{s}`: give a duration (`30m`, `2h`, `7d`) or a time (`2025-01-02T03:04:05Z`, `2025-01-02`)")
+        })?)),
+    }
+}
+
+fn read_log() -> anyhow::Result<(Vec<Entry>, usize)> {
+    let dir = state_dir(|k| std::env::var(k).ok())
+        .context("no state directory: set TOOLGATE_STATE_DIR, XDG_STATE_HOME or HOME")?;
+    Ok(DecisionLog::new(dir).read()?)
+}
+
+/// Prints the counts: a section per key, or one JSON object.
+fn print_stats(s: &Stats, format: LogFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+    let sections = [
+        ("decision", &s.decision),
+        ("client", &s.client),
+        ("category", &s.category),
+        ("command word", &s.word),
+    ];
+    if format == LogFormat::Json {
+        let mut obj = serde_json::Map::new();
+        obj.insert("total".into(), s.total.into());
+        for (name, rows) in sections {
+            let counts: serde_json::Map<String, serde_json::Value> =
+                rows.iter().map(|(k, n)| (k.clone(), (*n).into())).collect();
+            obj.insert(name.replace(' ', "_"), counts.into());
+        }
+        writeln!(out, "{}", serde_json::Value::Object(obj))?;
+        return Ok(());
+    }
+    writeln!(out, "{} entries", s.total)?;
+    for (name, rows) in sections {
+        writeln!(out, "\nby {name}:")?;
+        for (k, n) in rows.iter().take(20) {
+            writeln!(out, "  {n:>7}  {k}")?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `toolgate suggest`: rules for the commands asked about most.
+pub fn run_suggest(args: SuggestArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
+    let filter = Filter {
+        since: since(args.since.as_deref())?,
+        decision: None,
+    };
+    let (entries, skipped) = read_log()?;
+    let found = suggest(entries.iter().filter(|e| filter.matches(e)), args.limit);
+    if found.is_empty() {
+        writeln!(
+            out,
+            "nothing to suggest: no unknown command was asked about (destructive commands, \
+             secret reads and the guard's own files are never suggested)"
+        )?;
+    }
+    for s in &found {
+        writeln!(out, "{:>5}× {}\n       {}", s.count, s.command, s.line)?;
+    }
+    warn_skipped(skipped);
     Ok(true)
 }
 
 /// One entry a line: time, decision, label, client, tool, command (one
-/// line, cut at 80 characters).
+/// line, cut at 80 characters); under it, its source and reason.
 fn table(entries: &[&Entry], out: &mut dyn Write) -> anyhow::Result<()> {
     let rows: Vec<[String; 6]> = entries
         .iter()
@@ -108,7 +196,7 @@ fn table(entries: &[&Entry], out: &mut dyn Write) -> anyhow::Result<()> {
             *w = (*w).max(cell.chars().count());
         }
     }
-    for row in std::iter::once(&header).chain(&rows) {
+    for (n, row) in std::iter::once(&header).chain(&rows).enumerate() {
         let mut line = String::new();
         for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
             if i + 1 == row.len() {
@@ -119,6 +207,10 @@ fn table(entries: &[&Entry], out: &mut dyn Write) -> anyhow::Result<()> {
             }
         }
         writeln!(out, "{}", line.trim_end())?;
+        // Under each entry, what decided and why.
+        if let Some(e) = n.checked_sub(1).and_then(|i| entries.get(i)) {
+            writeln!(out, "    {}: {}", e.source, e.reason.replace('\n', " "))?;
+        }
     }
     Ok(())
 }

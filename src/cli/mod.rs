@@ -15,6 +15,7 @@ mod install;
 mod log;
 mod placement;
 mod profile;
+mod rules;
 mod scan;
 
 use std::io::{self, Write};
@@ -28,7 +29,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(name = "toolgate", version, about, long_about = None)]
 pub struct Args {
     /// Load the taxonomy from this directory instead of the embedded one
-    /// (a `commands.toml` and `rules/*.toml`, as in the repository).
+    /// (a `commands.toml`, `rules/*.toml` and `specs/*.toml`, as in the
+    /// repository; a directory without one of them is an error).
     #[arg(long, global = true, value_name = "DIR")]
     pub taxonomy: Option<PathBuf>,
 
@@ -63,12 +65,14 @@ pub enum Command {
         #[arg(required = true, allow_hyphen_values = true, trailing_var_arg = true)]
         command: Vec<String>,
     },
-    /// Classify many commands: one per line (or JSONL), JSONL or a summary
-    /// out.
+    /// Classify many commands: lines, JSONL, shell scripts, CI workflows,
+    /// Dockerfiles, Makefiles, package.json, agent transcripts; JSONL,
+    /// SARIF, annotations or a summary out.
     Scan(Deferred<scan::ScanArgs>),
     /// Check labelled expectations (JSONL) and report every failure.
     Check {
-        /// Corpus files, one JSON object per line.
+        /// Corpus files, one JSON object per line (`-` reads standard
+        /// input).
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
@@ -90,8 +94,19 @@ pub enum Command {
     /// Check every installed hook: is it there, does its binary run, does
     /// it answer a destructive and a safe canary as its mode says.
     Doctor(Deferred<install::DoctorArgs>),
-    /// Show the decision log: what the hook answered, when and why.
+    /// Show the decision log: what the hook answered, when and why
+    /// (`--stats` for counts).
     Log(Deferred<log::LogArgs>),
+    /// Propose allow rules for the unknown commands asked about most, from
+    /// the decision log, each with its count and `toolgate allow` line.
+    Suggest(Deferred<log::SuggestArgs>),
+    /// Add an allow rule to your toolgate config (`shell:cmd=npm test`);
+    /// a project cannot allow, only tighten.
+    Allow(Deferred<rules::RuleArgs>),
+    /// Add an ask rule to your config, or with --project to the project's.
+    Ask(Deferred<rules::RuleArgs>),
+    /// Add a deny rule to your config, or with --project to the project's.
+    Deny(Deferred<rules::RuleArgs>),
     /// Show how a command was read and why it got its label.
     Explain {
         /// Output format.
@@ -195,10 +210,26 @@ pub fn main() -> u8 {
         // Nor does the log.
         return finish(log::run(log_args, &mut out), &mut out);
     }
-    // Whether `--` was written: after it, every word is the command's.
-    let dashdash = std::env::args_os().skip(1).any(|a| a == "--");
-    let result = run(args, dashdash, &mut out);
-    finish(result, &mut out)
+    if let Command::Suggest(Deferred(a)) = args.command {
+        return finish(log::run_suggest(a, &mut out), &mut out);
+    }
+    // Nor do the rule writers.
+    let rule = match args.command {
+        Command::Allow(Deferred(a)) => (rules::List::Allow, a),
+        Command::Ask(Deferred(a)) => (rules::List::Ask, a),
+        Command::Deny(Deferred(a)) => (rules::List::Deny, a),
+        command => {
+            let args = Args {
+                taxonomy: args.taxonomy,
+                command,
+            };
+            // Whether `--` was written: after it, every word is the command's.
+            let dashdash = std::env::args_os().skip(1).any(|a| a == "--");
+            let result = run(args, dashdash, &mut out);
+            return finish(result, &mut out);
+        }
+    };
+    finish(rules::run(rule.0, rule.1, &mut out), &mut out)
 }
 
 /// Options `classify` and `explain` take, which clap's trailing command
@@ -256,7 +287,8 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
-/// `hook`, `action`, `profile` and `log` are dispatched in [`main`] before this point.
+/// `hook`, `action`, `profile`, `log` and the rule writers are dispatched
+/// in [`main`] before this point.
 fn unreachable_hook() -> anyhow::Result<bool> {
     anyhow::bail!("internal: hook is handled before run")
 }
@@ -291,9 +323,14 @@ fn run(args: Args, dashdash: bool, out: &mut (dyn Write + Send)) -> anyhow::Resu
         Command::Install(Deferred(a)) => install::run_install(classifier, a, out),
         Command::Uninstall(Deferred(a)) => install::run_uninstall(a, out),
         Command::Doctor(Deferred(a)) => install::run_doctor(classifier, a, out),
-        Command::Hook(_) | Command::Profile(_) | Command::Action(_) | Command::Log(_) => {
-            unreachable_hook()
-        }
+        Command::Hook(_)
+        | Command::Profile(_)
+        | Command::Action(_)
+        | Command::Log(_)
+        | Command::Suggest(_)
+        | Command::Allow(_)
+        | Command::Ask(_)
+        | Command::Deny(_) => unreachable_hook(),
     }
 }
 

@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use toolgate::matcher::compile::compile_one;
 
+use toolgate::install::risk::{unasked_destructive, NOT_ENFORCED};
 use toolgate::profile::{catalogue, entries, AnyProfile, Entry, Store};
 
 /// Output formats of the profile commands.
@@ -160,6 +161,16 @@ fn write_list(rows: &[Entry], format: ProfileFormat, out: &mut dyn Write) -> any
                 format == ProfileFormat::Rich,
                 out,
             )?;
+            if rows.iter().any(|r| r.kind.as_str() == "automation") {
+                let fields: Vec<&str> = NOT_ENFORCED.iter().map(|(f, _)| *f).collect();
+                writeln!(
+                    out,
+                    "\ntoolgate enforces each profile's decisions on calls; it does not enforce {} \
+                     (`toolgate profile show NAME` says how a caller can, and which destructive \
+                     categories the profile lets run unasked)",
+                    fields.join(", ")
+                )?;
+            }
         }
     }
     Ok(())
@@ -224,6 +235,25 @@ fn write_show(
             writeln!(out, "{}: {}", bold("namespace"), e.namespace)?;
             writeln!(out, "{}: {}", bold("builtin"), e.builtin)?;
             writeln!(out, "{}: {}", bold("description"), e.description)?;
+            let unasked = unasked_destructive(&e.name);
+            if unasked.is_empty() {
+                writeln!(
+                    out,
+                    "{}: none (every destructive call asks or is denied)",
+                    bold("destructive, run unasked")
+                )?;
+            } else {
+                writeln!(out, "{}:", bold("destructive, run unasked"))?;
+                for u in &unasked {
+                    writeln!(out, "  {u}")?;
+                }
+            }
+            if matches!(p, AnyProfile::Automation(_)) {
+                writeln!(out, "{}:", bold("not enforced by toolgate"))?;
+                for (field, how) in NOT_ENFORCED {
+                    writeln!(out, "  {field}: {how}")?;
+                }
+            }
             if !matches!(p, AnyProfile::Mode { .. }) {
                 writeln!(out, "{}:", bold("settings"))?;
                 for l in serde_yaml_ng::to_string(p)?.lines() {

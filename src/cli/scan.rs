@@ -6,12 +6,18 @@
 //! thread classifies and renders a chunk into a reused buffer, and the
 //! buffers are written in input order as they are finished. Memory stays
 //! bounded and small whatever the input's length.
+//!
+//! Inputs of the other kinds (shell scripts, workflows, Dockerfiles,
+//! Makefiles, `package.json`, GitLab CI files, agent transcripts) are read
+//! whole by their readers in `toolgate_scan::input`, each command with the
+//! line and column where it starts. Inputs keep the order they were given
+//! in, whatever their kinds.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::placement::Placement;
 use anyhow::Context;
@@ -19,9 +25,11 @@ use clap::{Args as ClapArgs, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 use toolgate::batch::{Batch, Source, Stopped};
+use toolgate::findings::{self, Hit};
 use toolgate::gate::{CompoundPolicy, Decision, Gate};
 use toolgate::hook::HookConfig;
-use toolgate::report::{BadLine, RecordExtra};
+use toolgate::report::{BadLine, Location, RecordExtra};
+use toolgate::scan_input::{self, Found, Kind};
 use toolgate::{BlastRadius, Class, Classifier, Label};
 
 /// How input lines are read.
@@ -37,12 +45,19 @@ pub enum InputFormat {
 /// How results are written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ScanFormat {
-    /// One JSON object per input line, in input order.
+    /// One JSON object per command, in input order, with its file, line
+    /// and column.
     Jsonl,
     /// Counts and the most frequent unknown commands.
     Summary,
     /// The summary as aligned tables.
     Table,
+    /// SARIF 2.1.0 for code scanning: destructive commands and unreadable
+    /// input (unknown ones too with `--fail-on unknown`).
+    Sarif,
+    /// GitHub workflow annotations (`::error file=…,line=…::…`) for the
+    /// same commands as SARIF.
+    Github,
 }
 
 /// When `scan` exits with status 1.
@@ -59,9 +74,15 @@ pub enum FailOn {
 pub struct ScanArgs {
     /// Files to read; none or `-` reads standard input.
     pub files: Vec<PathBuf>,
-    /// Input format.
-    #[arg(long, value_enum, default_value_t = InputFormat::Lines)]
-    pub input: InputFormat,
+    /// What the inputs are (default: recognised by each file's name and
+    /// first line, plain lines otherwise; plain lines on stdin).
+    #[arg(long, value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(Kind::ALL.map(Kind::as_str)))]
+    pub input: Option<String>,
+    /// Scan the files changed since this git revision (added, copied,
+    /// modified or renamed; in the work tree, against BASE) that are of a
+    /// recognised kind.
+    #[arg(long, value_name = "BASE")]
+    pub git_diff: Option<String>,
     /// Output format (default: jsonl when stdout is not a terminal, else
     /// summary).
     #[arg(long, value_enum)]
@@ -85,7 +106,7 @@ pub struct ScanArgs {
     /// and `source`, the summary counts decisions.
     #[arg(long)]
     pub decide: bool,
-    /// With --decide: strict, balanced, restricted or autonomous.
+    /// With --decide: guard, strict, balanced, restricted or autonomous.
     #[arg(long, requires = "decide")]
     pub mode: Option<String>,
     /// With --decide: a profile that decides instead of the mode.
@@ -98,6 +119,12 @@ pub struct ScanArgs {
     /// With --decide: refuse (default) or every-part-safe.
     #[arg(long, requires = "decide")]
     pub compound: Option<String>,
+    /// With --decide: look before allowing, as the hook does: what each
+    /// command would read is looked at on this machine, from its `cwd`
+    /// (or `--cwd`, or the current directory), and a secret found stops
+    /// the allow. Without it a read only a look could clear is not allowed.
+    #[arg(long, requires = "decide")]
+    pub look: bool,
 }
 
 /// What a thread learnt from a chunk, in input order. The sink empties
@@ -108,6 +135,10 @@ struct Part {
     out: Vec<u8>,
     /// Every line not read cleanly, and what was wrong with it.
     errors: Vec<(LineAt, String)>,
+    /// Messages for what a whole input's reader could not read.
+    problems: Vec<String>,
+    /// The commands SARIF, annotations or the `--fail-on` report name.
+    hits: Vec<Hit>,
     summary: Summary,
 }
 
@@ -130,7 +161,12 @@ struct Summary {
     by_source: HashMap<String, u64>,
 }
 
-const DECISIONS: [Decision; 3] = [Decision::Allow, Decision::Ask, Decision::Deny];
+const DECISIONS: [Decision; 4] = [
+    Decision::Allow,
+    Decision::NoOpinion,
+    Decision::Ask,
+    Decision::Deny,
+];
 
 const CLASSES: [Class; 3] = [Class::Safe, Class::Destructive, Class::Unknown];
 const RADII: [BlastRadius; 5] = [
@@ -205,6 +241,19 @@ impl Summary {
             .map_or(0, |i| self.by_class[i])
     }
 
+    /// How many commands (and unreadable lines or inputs) fail
+    /// `--fail-on`.
+    fn failing(&self, fail_on: Option<FailOn>) -> u64 {
+        match fail_on {
+            None => 0,
+            Some(FailOn::Destructive) => self.bad + self.lossy + self.count(Class::Destructive),
+            // A line read lossily is labelled unknown: counted once.
+            Some(FailOn::Unknown) => {
+                self.bad + self.count(Class::Destructive) + self.count(Class::Unknown)
+            }
+        }
+    }
+
     fn failed(&self, fail_on: Option<FailOn>) -> bool {
         let unreadable = self.bad + self.lossy > 0;
         match fail_on {
@@ -261,9 +310,12 @@ impl Summary {
             .collect();
         section(out, "blast radius", radii)?;
         if !self.by_source.is_empty() {
+            // No opinion only where a mode gave it (guard), so that other
+            // modes' summaries read as they did.
             let decisions = DECISIONS
                 .iter()
                 .zip(self.by_decision)
+                .filter(|(d, n)| *n > 0 || **d != Decision::NoOpinion)
                 .map(|(d, n)| (d.as_str().to_string(), n))
                 .collect();
             section(out, "decision", decisions)?;
@@ -453,14 +505,29 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
 struct Job<'a> {
     classifier: &'a Classifier,
     /// The gate deciding each command, with `--decide`.
-    gate: Option<Gate<'a>>,
+    gate: Option<&'a Gate<'a>>,
     /// The working directory of lines that give none.
     cwd: Option<&'a str>,
     /// The inputs' names (`None` for standard input), by index.
     names: &'a [Option<String>],
     input: InputFormat,
     format: ScanFormat,
+    fail_on: Option<FailOn>,
+    /// Whether hits are gathered (for SARIF, annotations or `--fail-on`).
+    collect: bool,
 }
+
+/// Where a command is, for its record and its hit.
+#[derive(Clone, Copy)]
+struct Where<'a> {
+    file: Option<&'a str>,
+    line: u64,
+    column: u64,
+    names: &'a [(&'static str, String)],
+}
+
+/// Hits kept for the `--fail-on` report when no format needs them all.
+const REPORTED: usize = 20;
 
 /// What a JSONL record adds to its command, about: the keys, an unknown
 /// label's values and the punctuation take 64 bytes; a label with a
@@ -487,7 +554,8 @@ impl Job<'_> {
             InputFormat::Lines => std::str::from_utf8(bytes).ok(),
             InputFormat::Jsonl => None,
         };
-        if let (Some(text), ScanFormat::Jsonl) = (valid, self.format) {
+        let terse = !matches!(self.format, ScanFormat::Summary | ScanFormat::Table);
+        if let (Some(text), true) = (valid, terse) {
             // The usual scan: every line a command as it stands. Their
             // texts go to the classifier as they are, with nothing built
             // per line (a line read into a `Read` first cost a corpus scan
@@ -538,8 +606,8 @@ impl Job<'_> {
         // JSONL shows no reason for an unknown label, so none is built; and
         // the chunk's commands are labelled as one run, which reads them
         // all as shell before it judges them.
-        let mut terse = Vec::new().into_iter();
-        if self.format == ScanFormat::Jsonl {
+        let mut terse_labels = Vec::new().into_iter();
+        if terse {
             let commands: Vec<(&str, toolgate::Context)> = lines
                 .iter()
                 .filter_map(|l| match l {
@@ -552,7 +620,7 @@ impl Job<'_> {
                     Read::Bad { .. } => None,
                 })
                 .collect();
-            terse = self.classifier.classify_terse_all(&commands).into_iter();
+            terse_labels = self.classifier.classify_terse_all(&commands).into_iter();
         }
         for line in lines {
             match line {
@@ -561,13 +629,24 @@ impl Job<'_> {
                     text,
                     cwd,
                     lossy,
-                } => self.command(part, at, &text, cwd.as_deref(), lossy, terse.next()),
+                } => self.command(part, at, &text, cwd.as_deref(), lossy, terse_labels.next()),
                 Read::Bad { at, message } => {
                     part.summary.add_bad();
                     if self.format == ScanFormat::Jsonl {
                         let error = Some(self.bad_line(at, &message));
-                        toolgate::report::push_record(&mut part.out, "", None, error);
+                        let extra = RecordExtra {
+                            location: Some(Location {
+                                file: error.and_then(|e| e.file),
+                                line: at.line,
+                                column: 1,
+                                names: &[],
+                            }),
+                            ..RecordExtra::default()
+                        };
+                        toolgate::report::push_record_with(&mut part.out, "", None, error, extra);
                     }
+                    let place = self.line_place(at, "");
+                    self.hit(part, place, &message, None);
                     part.errors.push((at, message));
                 }
             }
@@ -576,22 +655,207 @@ impl Job<'_> {
 
     /// Writes a chunk's errors and records, and adds its counts to
     /// `summary`, leaving `part` empty for the chunk its buffers go to next.
-    fn write(
-        &self,
-        part: &mut Part,
-        summary: &mut Summary,
-        out: &mut dyn Write,
-    ) -> anyhow::Result<()> {
-        summary.merge(std::mem::take(&mut part.summary));
-        if !part.errors.is_empty() {
+    fn write(&self, part: &mut Part, sink: &mut Sink, out: &mut dyn Write) -> anyhow::Result<()> {
+        sink.summary.merge(std::mem::take(&mut part.summary));
+        if !part.errors.is_empty() || !part.problems.is_empty() {
             let mut stderr = io::stderr().lock();
             for (at, e) in part.errors.drain(..) {
                 writeln!(stderr, "toolgate scan: {}", self.bad_line(at, &e))?;
             }
+            for p in part.problems.drain(..) {
+                writeln!(stderr, "toolgate scan: {p}")?;
+            }
         }
         out.write_all(&part.out)?;
         part.out.clear();
+        for hit in part.hits.drain(..) {
+            if self.format == ScanFormat::Github {
+                writeln!(out, "{}", findings::annotation(&hit))?;
+            }
+            // SARIF names every hit; the `--fail-on` report the first
+            // failing ones.
+            let reported = sink.hits.len() < REPORTED && self.failing(hit.label.as_ref());
+            if self.format == ScanFormat::Sarif || reported {
+                sink.hits.push(hit);
+            }
+        }
         Ok(())
+    }
+
+    /// Whether a label (`None`: input not read) fails `--fail-on`.
+    fn failing(&self, label: Option<&Label>) -> bool {
+        match (self.fail_on, label) {
+            (None, _) => false,
+            (Some(_), None) => true,
+            (Some(FailOn::Destructive), Some(l)) => l.class == Class::Destructive,
+            (Some(FailOn::Unknown), Some(l)) => l.class != Class::Safe,
+        }
+    }
+
+    /// Gathers a hit for a command (or an unreadable input, `label`
+    /// `None`) that a report names: destructive ones and unreadable input
+    /// always, unknown ones with `--fail-on unknown`.
+    fn hit(&self, part: &mut Part, place: Where, command: &str, label: Option<&Label>) {
+        if !self.collect {
+            return;
+        }
+        let named = match label {
+            None => true,
+            Some(l) => l.class == Class::Destructive || self.failing(Some(l)),
+        };
+        if named {
+            part.hits.push(Hit {
+                file: place.file.map(String::from),
+                line: place.line,
+                column: place.column,
+                command: command.to_string(),
+                label: label.cloned(),
+                names: place.names.to_vec(),
+            });
+        }
+    }
+
+    /// Where a line of a line-based input is: its first non-blank
+    /// character.
+    fn line_place(&self, at: LineAt, text: &str) -> Where<'_> {
+        let column = match self.input {
+            InputFormat::Lines => text.len() - text.trim_start().len(),
+            InputFormat::Jsonl => 0,
+        };
+        Where {
+            file: self.names.get(at.input as usize).and_then(|n| n.as_deref()),
+            line: at.line,
+            column: column as u64 + 1,
+            names: &[],
+        }
+    }
+
+    /// Labels, counts and renders every command a whole input's reader
+    /// found, and reports what it could not read.
+    fn whole(&self, part: &mut Part, file: Option<&str>, extract: scan_input::Extract) {
+        let labels = match self.format {
+            ScanFormat::Summary | ScanFormat::Table => Vec::new(),
+            _ => {
+                let commands: Vec<(&str, toolgate::Context)> = extract
+                    .found
+                    .iter()
+                    .map(|f| {
+                        let cwd = f.cwd.as_deref().or(self.cwd);
+                        (f.classify.as_str(), toolgate::Context { cwd })
+                    })
+                    .collect();
+                self.classifier.classify_terse_all(&commands)
+            }
+        };
+        let mut labels = labels.into_iter();
+        for found in &extract.found {
+            let place = Where {
+                file,
+                line: found.line,
+                column: found.column,
+                names: &found.names,
+            };
+            let cwd = found.cwd.as_deref().or(self.cwd);
+            self.judge(part, place, found, cwd, labels.next());
+        }
+        for p in extract.problems {
+            part.summary.add_bad();
+            let place = Where {
+                file,
+                line: p.line,
+                column: p.column,
+                names: &[],
+            };
+            if self.format == ScanFormat::Jsonl {
+                let error = BadLine {
+                    file,
+                    line: p.line,
+                    message: &p.message,
+                };
+                let extra = RecordExtra {
+                    location: Some(Location {
+                        file,
+                        line: p.line,
+                        column: p.column,
+                        names: &[],
+                    }),
+                    ..RecordExtra::default()
+                };
+                toolgate::report::push_record_with(&mut part.out, "", None, Some(error), extra);
+            }
+            self.hit(part, place, &p.message, None);
+            let at = match file {
+                Some(f) => format!("{f}:{}:{}", p.line, p.column),
+                None => format!("line {}, column {}", p.line, p.column),
+            };
+            part.problems.push(format!("{at}: {}", p.message));
+        }
+    }
+
+    /// Labels, decides, counts and renders one command a whole input's
+    /// reader found.
+    fn judge(
+        &self,
+        part: &mut Part,
+        place: Where,
+        found: &Found,
+        cwd: Option<&str>,
+        terse: Option<Label>,
+    ) {
+        let ctx = toolgate::Context { cwd };
+        let summary = matches!(self.format, ScanFormat::Summary | ScanFormat::Table);
+        let (label, unknown_word) = match terse {
+            Some(label) => (scan_input::adjust(label, found), None),
+            None if summary && found.not_shell.is_none() => {
+                let a = self.classifier.analyze_in(&found.classify, &ctx);
+                let word = (a.label.class == Class::Unknown)
+                    .then(|| {
+                        a.commands
+                            .first()
+                            .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
+                    })
+                    .flatten();
+                (scan_input::adjust(a.label, found), word)
+            }
+            None => (scan_input::label(self.classifier, found, self.cwd), None),
+        };
+        let verdict = self.gate.as_ref().map(|gate| {
+            let call = serde_json::json!({ "command": found.classify });
+            let v = decide_looking(gate, &call, &ctx);
+            // Text another tool fills in, or no POSIX shell reads, is not
+            // what the gate judged: it never lets it through on that.
+            let unsure = found.substituted || found.not_shell.is_some();
+            if unsure && v.decision == Decision::Allow {
+                (Decision::Ask, "fail_closed".to_string())
+            } else {
+                (v.decision, v.source)
+            }
+        });
+        if let Some((decision, source)) = &verdict {
+            part.summary.add_decision(*decision, source);
+        }
+        part.summary
+            .add(&label, false, summary.then_some(unknown_word.as_deref()));
+        self.hit(part, place, &found.command, Some(&label));
+        if self.format == ScanFormat::Jsonl {
+            let extra = RecordExtra {
+                cwd,
+                decision: verdict.as_ref().map(|(d, s)| (*d, s.as_str())),
+                location: Some(Location {
+                    file: place.file,
+                    line: place.line,
+                    column: place.column,
+                    names: place.names,
+                }),
+            };
+            toolgate::report::push_record_with(
+                &mut part.out,
+                &found.command,
+                Some(&label),
+                None,
+                extra,
+            );
+        }
     }
 
     /// What a JSONL record says of a line not read cleanly.
@@ -615,7 +879,7 @@ impl Job<'_> {
         terse: Option<Label>,
     ) {
         const LOSSY: &str = "invalid UTF-8 (read lossily)";
-        let summary = self.format != ScanFormat::Jsonl;
+        let summary = matches!(self.format, ScanFormat::Summary | ScanFormat::Table);
         let ctx = toolgate::Context { cwd };
         let (mut label, unknown_word) = if summary {
             let a = self.classifier.analyze_in(text, &ctx);
@@ -633,7 +897,7 @@ impl Job<'_> {
         };
         let verdict = self.gate.as_ref().map(|gate| {
             let call = serde_json::json!({ "command": text });
-            let v = gate.decide_in(SCAN_TOOL, &call, None, &ctx);
+            let v = decide_looking(gate, &call, &ctx);
             // Bytes that are not what was read are never let through on
             // what was read.
             if lossy && v.decision == Decision::Allow {
@@ -653,11 +917,22 @@ impl Job<'_> {
         }
         part.summary
             .add(&label, lossy, summary.then_some(unknown_word.as_deref()));
-        if !summary {
+        let place = self.line_place(at, text);
+        match lossy {
+            true => self.hit(part, place, LOSSY, None),
+            false => self.hit(part, place, text, Some(&label)),
+        }
+        if self.format == ScanFormat::Jsonl {
             let error = lossy.then(|| self.bad_line(at, LOSSY));
             let extra = RecordExtra {
                 cwd,
                 decision: verdict.as_ref().map(|(d, s)| (*d, s.as_str())),
+                location: Some(Location {
+                    file: place.file,
+                    line: place.line,
+                    column: place.column,
+                    names: &[],
+                }),
             };
             toolgate::report::push_record_with(&mut part.out, text, Some(&label), error, extra);
         }
@@ -677,6 +952,35 @@ enum Read<'a> {
         at: LineAt,
         message: String,
     },
+}
+
+/// Decides one scanned call; with `--look` (a gate that notes what each
+/// command reads) after a look at it from where the command runs: its
+/// `cwd`, or the current directory.
+fn decide_looking(
+    gate: &Gate<'_>,
+    call: &serde_json::Value,
+    ctx: &toolgate::Context<'_>,
+) -> toolgate::gate::Verdict {
+    let assessed = gate.assess_in(SCAN_TOOL, call, None, ctx);
+    let verdict = gate.decide_assessed(SCAN_TOOL, call, None, None, assessed.clone());
+    if assessed.reach.is_none() {
+        return verdict;
+    }
+    let dir = match ctx.cwd {
+        Some(c) => toolgate::look::native_dir(c),
+        None => std::env::current_dir().ok(),
+    };
+    toolgate::look::settle(
+        gate,
+        verdict,
+        &assessed,
+        SCAN_TOOL,
+        call,
+        dir.as_deref(),
+        None,
+        &toolgate::look::Budget::default(),
+    )
 }
 
 /// The tool name a scanned command is decided as: the shell tool.
@@ -727,7 +1031,7 @@ fn scan_gate<'c>(classifier: &'c Classifier, args: &ScanArgs) -> anyhow::Result<
     let gate = Gate::new(classifier, config);
     if let Some(bad) = gate.unrecognised() {
         anyhow::bail!(
-            "unknown {bad}: use strict, balanced, restricted or autonomous, or a profile \
+            "unknown {bad}: use guard, strict, balanced, restricted or autonomous, or a profile \
              from `toolgate profile list`"
         );
     }
@@ -756,40 +1060,128 @@ impl Source for Input<'_> {
     }
 }
 
+/// What the sink gathers across chunks and inputs.
+#[derive(Default)]
+struct Sink {
+    summary: Summary,
+    /// Every hit for SARIF; else the first failing ones for the `--fail-on`
+    /// report.
+    hits: Vec<Hit>,
+}
+
+/// One input to read: its name (`None` for standard input), its kind, and
+/// its path.
+struct Planned {
+    name: Option<String>,
+    kind: Kind,
+    path: Option<PathBuf>,
+}
+
+/// The inputs of a scan, in order, each with its kind: forced by
+/// `--input`, else by name, else by its first bytes, else plain lines.
+/// With `--git-diff`, the changed files of a recognised kind.
+fn plan(args: &ScanArgs, forced: Option<Kind>) -> anyhow::Result<Vec<Planned>> {
+    if let Some(base) = &args.git_diff {
+        if !args.files.is_empty() {
+            anyhow::bail!("--git-diff chooses the files itself: give no files with it");
+        }
+        let mut planned = Vec::new();
+        for path in changed_files(base)? {
+            let kind = match forced {
+                Some(k) => Some(k),
+                None => recognised(&path),
+            };
+            if let Some(kind) = kind.filter(|k| forced.is_some() || !k.is_line_based()) {
+                planned.push(Planned {
+                    name: Some(path.display().to_string()),
+                    kind,
+                    path: Some(path),
+                });
+            }
+        }
+        return Ok(planned);
+    }
+    if args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-") {
+        if args.files.len() > 1 {
+            anyhow::bail!("`-` (standard input) cannot be mixed with files");
+        }
+        return Ok(vec![Planned {
+            name: None,
+            kind: forced.unwrap_or(Kind::Lines),
+            path: None,
+        }]);
+    }
+    Ok(args
+        .files
+        .iter()
+        .map(|f| Planned {
+            name: Some(f.display().to_string()),
+            kind: forced.or_else(|| recognised(f)).unwrap_or(Kind::Lines),
+            path: Some(f.clone()),
+        })
+        .collect())
+}
+
+/// A file's kind by its name or first bytes, or `None` when neither says.
+fn recognised(path: &Path) -> Option<Kind> {
+    if let Some(kind) = scan_input::kind_by_name(path) {
+        return Some(kind);
+    }
+    let mut head = [0u8; 4096];
+    let n = File::open(path)
+        .and_then(|mut f| io::Read::read(&mut f, &mut head))
+        .unwrap_or(0);
+    scan_input::sniff(path, &head[..n])
+}
+
+/// The files changed since `base` (added, copied, modified, renamed),
+/// relative to the working directory.
+fn changed_files(base: &str) -> anyhow::Result<Vec<PathBuf>> {
+    let git = |args: &[&str]| -> anyhow::Result<Vec<u8>> {
+        let o = std::process::Command::new("git")
+            .args(args)
+            .output()
+            .context("running git for --git-diff")?;
+        if !o.status.success() {
+            anyhow::bail!(
+                "--git-diff {base}: git {}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+        }
+        Ok(o.stdout)
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let top = PathBuf::from(String::from_utf8_lossy(&top).trim_end_matches('\n'));
+    let names = git(&[
+        "diff",
+        "--name-only",
+        "-z",
+        "--diff-filter=ACMR",
+        base,
+        "--",
+    ])?;
+    let here = std::env::current_dir().context("the working directory")?;
+    Ok(names
+        .split(|&b| b == 0)
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            let path = top.join(String::from_utf8_lossy(n).as_ref());
+            path.strip_prefix(&here)
+                .map(Path::to_path_buf)
+                .unwrap_or(path)
+        })
+        .collect())
+}
+
 /// Runs `scan`; returns whether `--fail-on` was triggered.
 pub fn run(
     classifier: &Classifier,
     args: ScanArgs,
     out: &mut (dyn Write + Send),
 ) -> anyhow::Result<bool> {
-    let mut inputs: std::collections::VecDeque<Named> = Default::default();
-    let mut total_bytes = 0u64;
-    if args.files.is_empty() || args.files.iter().any(|f| f.as_os_str() == "-") {
-        if args.files.len() > 1 {
-            anyhow::bail!("`-` (standard input) cannot be mixed with files");
-        }
-        if io::stdin().is_terminal() {
-            eprintln!(
-                "toolgate scan: reading commands from stdin, one per line (end with Ctrl-D; \
-                 or give files to read)"
-            );
-        }
-        inputs.push_back((
-            None,
-            Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
-        ));
-    } else {
-        for f in &args.files {
-            let file = File::open(f).with_context(|| format!("opening {}", f.display()))?;
-            total_bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
-            let name = f.display().to_string();
-            inputs.push_back((
-                Some(name),
-                Box::new(BufReader::with_capacity(1 << 16, file)),
-            ));
-        }
-    }
-    let names: Vec<Option<String>> = inputs.iter().map(|i| i.0.clone()).collect();
+    let forced = args.input.as_deref().and_then(Kind::from_name);
+    let planned = plan(&args, forced)?;
     let format = args.format.unwrap_or(if io::stdout().is_terminal() {
         ScanFormat::Summary
     } else {
@@ -799,6 +1191,184 @@ pub fn run(
         Some(n) if n > 0 => n,
         _ => std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
     };
+    // Checked as classify and explain check it.
+    super::context(args.cwd.as_deref())?;
+    let gate = args
+        .decide
+        .then(|| scan_gate(classifier, &args).map(|g| g.reaching(args.look)))
+        .transpose()?;
+    let collect =
+        args.fail_on.is_some() || matches!(format, ScanFormat::Sarif | ScanFormat::Github);
+    let mut sink = Sink::default();
+    let mut failure = None;
+    let mut i = 0;
+    while i < planned.len() && failure.is_none() {
+        let kind = planned[i].kind;
+        let group = match kind.is_line_based() {
+            true => planned[i..].iter().take_while(|p| p.kind == kind).count(),
+            false => 1,
+        };
+        let inputs = &planned[i..i + group];
+        i += group;
+        let names: Vec<Option<String>> = inputs.iter().map(|p| p.name.clone()).collect();
+        let job = Job {
+            classifier,
+            gate: gate.as_ref(),
+            cwd: args.cwd.as_deref(),
+            names: &names,
+            input: match kind {
+                Kind::Jsonl => InputFormat::Jsonl,
+                _ => InputFormat::Lines,
+            },
+            format,
+            fail_on: args.fail_on,
+            collect,
+        };
+        if !kind.is_line_based() {
+            let Some(path) = &inputs[0].path else {
+                let mut text = String::new();
+                io::Read::read_to_string(&mut io::stdin(), &mut text)
+                    .context("reading standard input")?;
+                whole(&job, None, kind, &text, &mut sink, out)?;
+                continue;
+            };
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            let name = inputs[0].name.as_deref();
+            let text = match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    let mut part = Part::default();
+                    part.summary.add_bad();
+                    let place = Where {
+                        file: name,
+                        line: 1,
+                        column: 1,
+                        names: &[],
+                    };
+                    job.hit(
+                        &mut part,
+                        place,
+                        "invalid UTF-8: the file is not read",
+                        None,
+                    );
+                    part.problems.push(format!(
+                        "{}: invalid UTF-8 (byte {}): the file is not read",
+                        path.display(),
+                        e.utf8_error().valid_up_to()
+                    ));
+                    job.write(&mut part, &mut sink, out)?;
+                    continue;
+                }
+            };
+            whole(&job, name, kind, &text, &mut sink, out)?;
+            continue;
+        }
+        failure = lines(&job, inputs, threads, args.chunk, &mut sink, out)?;
+    }
+    match format {
+        ScanFormat::Jsonl | ScanFormat::Github => {}
+        ScanFormat::Summary => sink.summary.write(out, false)?,
+        ScanFormat::Table => sink.summary.write(out, true)?,
+        ScanFormat::Sarif => {
+            let rules = findings::rules(classifier.taxonomy());
+            let root = repository_root();
+            for hit in &mut sink.hits {
+                if let (Some(file), Some(root)) = (&hit.file, &root) {
+                    hit.file = Some(relative_to(file, root));
+                }
+            }
+            let log = findings::sarif(&sink.hits, &rules, env!("CARGO_PKG_VERSION"));
+            serde_json::to_writer_pretty(&mut *out, &log)?;
+            writeln!(out)?;
+        }
+    }
+    let failed = sink.summary.failed(args.fail_on);
+    if failed {
+        let what = match args.fail_on {
+            Some(FailOn::Unknown) => "unknown",
+            _ => "destructive",
+        };
+        let job = Job {
+            classifier,
+            gate: None,
+            cwd: None,
+            names: &[],
+            input: InputFormat::Lines,
+            format,
+            fail_on: args.fail_on,
+            collect,
+        };
+        let failing: Vec<Hit> = sink
+            .hits
+            .into_iter()
+            .filter(|h| job.failing(h.label.as_ref()))
+            .collect();
+        let total = sink.summary.failing(args.fail_on);
+        eprint!(
+            "{}",
+            findings::failure_report(what, &failing, total, REPORTED)
+        );
+    }
+    // Everything read before an input failed is out; now the failure.
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(failed),
+    }
+}
+
+/// Reads a whole input of a kind that is not line based, and writes what
+/// it found.
+fn whole(
+    job: &Job,
+    name: Option<&str>,
+    kind: Kind,
+    text: &str,
+    sink: &mut Sink,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let extract = scan_input::extract(kind, text);
+    let mut part = Part::default();
+    job.whole(&mut part, name, extract);
+    job.write(&mut part, sink, out)
+}
+
+/// Streams a run of line-based inputs of one kind through the batch
+/// engine; returns why reading stopped early, if it did.
+fn lines(
+    job: &Job,
+    planned: &[Planned],
+    threads: usize,
+    chunk: usize,
+    sink: &mut Sink,
+    out: &mut (dyn Write + Send),
+) -> anyhow::Result<Option<anyhow::Error>> {
+    let mut inputs: std::collections::VecDeque<Named> = Default::default();
+    let mut total_bytes = 0u64;
+    for p in planned {
+        match &p.path {
+            None => {
+                if io::stdin().is_terminal() {
+                    eprintln!(
+                        "toolgate scan: reading commands from stdin, one per line (end with Ctrl-D; \
+                         or give files to read)"
+                    );
+                }
+                inputs.push_back((
+                    None,
+                    Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+                ));
+            }
+            Some(f) => {
+                let file = File::open(f).with_context(|| format!("opening {}", f.display()))?;
+                total_bytes += file.metadata().map(|m| m.len()).unwrap_or(0);
+                inputs.push_back((
+                    p.name.clone(),
+                    Box::new(BufReader::with_capacity(1 << 16, file)),
+                ));
+            }
+        }
+    }
     let progress = (io::stderr().is_terminal() && total_bytes > 4 << 20).then(|| {
         let bar = ProgressBar::new(total_bytes);
         if let Ok(style) =
@@ -815,34 +1385,19 @@ pub fn run(
         bytes_read: 0,
         failure: None,
     };
-    // Checked as classify and explain check it.
-    super::context(args.cwd.as_deref())?;
-    let gate = args
-        .decide
-        .then(|| scan_gate(classifier, &args))
-        .transpose()?;
-    let job = Job {
-        classifier,
-        gate,
-        cwd: args.cwd.as_deref(),
-        names: &names,
-        input: args.input,
-        format,
-    };
     let batch = Batch {
         threads,
-        chunk: args.chunk.max(1),
+        chunk: chunk.max(1),
     };
     let input = Input {
         lines: &mut source,
         progress: progress.as_ref(),
     };
-    let mut summary = Summary::default();
     let placement = Placement::new();
     let run = batch.run(
         input,
         |chunk, part| job.run(chunk, part),
-        |part| job.write(part, &mut summary, out),
+        |part| job.write(part, sink, out),
         |_| placement.arrive(),
     );
     if let Some(bar) = &progress {
@@ -853,15 +1408,25 @@ pub fn run(
         Err(Stopped::Sink(e)) => return Err(e),
         Err(Stopped::Panic(_)) => anyhow::bail!("internal: a scan task panicked"),
     }
-    match format {
-        ScanFormat::Jsonl => {}
-        ScanFormat::Summary => summary.write(out, false)?,
-        ScanFormat::Table => summary.write(out, true)?,
-    }
-    // Everything read before an input failed is out; now the failure.
-    match source.failure {
-        Some(e) => Err(e),
-        None => Ok(summary.failed(args.fail_on)),
+    Ok(source.failure)
+}
+
+/// The root of the git work tree holding the working directory, if any:
+/// SARIF locations are relative to it.
+fn repository_root() -> Option<PathBuf> {
+    let here = std::env::current_dir().ok()?;
+    here.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// `file` relative to `root` when it is inside it, as given otherwise.
+fn relative_to(file: &str, root: &Path) -> String {
+    let absolute = std::fs::canonicalize(file).ok();
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    match absolute.as_deref().and_then(|a| a.strip_prefix(&root).ok()) {
+        Some(rel) => rel.display().to_string(),
+        None => file.to_string(),
     }
 }
 

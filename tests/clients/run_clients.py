@@ -45,6 +45,7 @@ WORK = Path(os.environ.get("TOOLGATE_CLIENTS_WORK", "/tmp/toolgate-clients"))
 STUB = HERE / "stub_hook.py"
 PROMPT = "Do the one thing you were asked to do."
 SECRET = "SECRET-TOKEN-4f8a1c"  # content of the file a read scenario reads
+COMPOUND_MARKER = "compound-marker-7c1e"  # what a safe compound prints
 
 CLIENT_ORDER = ["claude", "codex", "gemini", "copilot", "qwen", "cline", "opencode"]
 PACKAGES = {
@@ -242,6 +243,8 @@ class Run:
         if self.action_kind == "destructive":
             self.build.mkdir()
             (self.build / "out.o").write_text("object\n")
+        if self.action_kind == "compound":
+            self.read_file.write_text(COMPOUND_MARKER + "\n")
         if self.hook_cmd:
             hook = "python3 %s --log %s --exec %s" % (
                 shlex.quote(str(STUB)), shlex.quote(str(self.hook_log)),
@@ -257,10 +260,13 @@ class Run:
     def command(self):
         if self.action_kind == "destructive":
             return "rm -rf %s" % self.build
+        if self.action_kind == "compound":
+            # two safe reads joined: a list whose every part is safe
+            return "cat %s && ls %s" % (self.read_file, self.proj)
         return "touch %s" % self.marker
 
     def action(self):
-        if self.action_kind in ("shell", "destructive"):
+        if self.action_kind in ("shell", "destructive", "compound"):
             return {"kind": "shell", "command": self.command}
         if self.action_kind == "read":
             return {"kind": "read", "path": str(self.read_file)}
@@ -272,6 +278,9 @@ class Run:
     def evidence(self, model_log_text):
         if self.action_kind == "shell":
             return self.marker.exists()
+        if self.action_kind == "compound":
+            # the file's content came back to the model in the tool result
+            return model_log_text.count(COMPOUND_MARKER) > 0
         if self.action_kind == "destructive":
             return not self.build.exists()
         if self.action_kind == "write":
@@ -321,6 +330,7 @@ class Claude:
         perms = {}
         tool_rule = {"shell": "Bash(%s)" % run.command,
                      "destructive": "Bash(%s)" % run.command,
+                     "compound": "Bash(%s)" % run.command,
                      "read": "Read(%s)" % run.read_file,
                      "write": "Write(%s)" % run.write_file}[run.action_kind]
         if run.perm == "allow":
@@ -391,8 +401,11 @@ class Codex:
         ]
         (codex_home / "config.toml").write_text("\n".join(lines) + "\n")
         words = shlex.split(run.command)
-        if run.perm in ("allow", "deny", "prompt"):
-            decision = {"allow": "allow", "deny": "forbidden", "prompt": "prompt"}[run.perm]
+        if run.perm == "allow-word":  # the user allowed the command word alone
+            words = words[:1]
+        if run.perm in ("allow", "allow-word", "deny", "prompt"):
+            decision = {"allow": "allow", "allow-word": "allow", "deny": "forbidden",
+                        "prompt": "prompt"}[run.perm]
             rules = codex_home / "rules"
             rules.mkdir()
             (rules / "default.rules").write_text(
@@ -448,9 +461,12 @@ class Gemini:
         }
         tool = {"shell": "run_shell_command(%s)" % run.command,
                 "destructive": "run_shell_command(%s)" % run.command,
+                "compound": "run_shell_command(%s)" % run.command,
                 "read": "read_file", "write": "write_file"}[run.action_kind]
         if run.perm == "allow":
             settings["tools"] = {"allowed": [tool]}
+        elif run.perm == "allow-word":  # the user allowed the command word alone
+            settings["tools"] = {"allowed": ["run_shell_command(%s)" % run.command.split()[0]]}
         elif run.perm == "allow-all":
             settings["tools"] = {"allowed": ["run_shell_command", "read_file", "write_file",
                                              "replace"]}
@@ -546,6 +562,7 @@ class Qwen:
 
     def setup(self, run, base):
         rule = {"shell": "Bash(%s)" % run.command, "destructive": "Bash(%s)" % run.command,
+                "compound": "Bash(%s)" % run.command,
                 "read": "Read(%s)" % run.read_file,
                 "write": "Write(%s)" % run.write_file}[run.action_kind]
         settings = {
@@ -676,7 +693,7 @@ class OpenCode:
                                                             "tool_call": True}}}},
             "model": "fake/fake-model", "autoupdate": False, "share": "disabled",
         }
-        tool = {"shell": "bash", "destructive": "bash", "read": "read",
+        tool = {"shell": "bash", "destructive": "bash", "compound": "bash", "read": "read",
                 "write": "edit"}[run.action_kind]
         if run.perm in ("allow", "deny", "ask"):
             if tool == "bash":
@@ -801,7 +818,8 @@ def run_one(client, name, action="shell", answer="none", perm="default", mode=No
             pass
     res = {
         "client": client, "version": installed_version(client), "run": name,
-        "action": action, "command": run.command if action in ("shell", "destructive") else None,
+        "action": action,
+        "command": run.command if action in ("shell", "destructive", "compound") else None,
         "answer": "exec:" + hook_cmd if hook_cmd else answer,
         "answer_sent": calls[0]["answer"] if calls else None,
         "perm": perm, "mode": mode,
@@ -969,7 +987,8 @@ def main(argv=None):
                     help="client(s) to run (repeatable)")
     ap.add_argument("--only", help="with --all/--client matrix: run names containing this")
     ap.add_argument("--name", help="name of a single run (default: derived)")
-    ap.add_argument("--action", default=None, choices=["shell", "read", "write", "destructive"])
+    ap.add_argument("--action", default=None,
+                    choices=["shell", "read", "write", "destructive", "compound"])
     ap.add_argument("--answer", default=None, help="answer preset or literal JSON")
     ap.add_argument("--perm", default=None, help="user permission setup")
     ap.add_argument("--mode", default=None, help="client mode")

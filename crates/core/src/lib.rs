@@ -109,8 +109,13 @@ mod glob;
 pub mod guard_paths;
 pub mod label;
 pub mod landing;
+#[cfg(feature = "look")]
+pub mod look;
 pub mod matcher;
 pub mod normalize;
+pub mod reach;
+pub mod script;
+pub mod secrets;
 pub mod shell;
 pub mod spec;
 pub mod taxonomy;

@@ -72,6 +72,8 @@ pub fn label_for_hints(read_only: bool, destructive: bool) -> Label {
 pub struct ToolLabeler<'c> {
     classifier: &'c Classifier,
     shell_tools: Vec<String>,
+    /// Note what shell commands would read, for a caller that will look.
+    reach: bool,
 }
 
 impl<'c> ToolLabeler<'c> {
@@ -80,7 +82,15 @@ impl<'c> ToolLabeler<'c> {
         ToolLabeler {
             classifier,
             shell_tools: DEFAULT_SHELL_TOOLS.iter().map(|s| s.to_string()).collect(),
+            reach: false,
         }
+    }
+
+    /// Notes what each shell command would read ([`Assessment::reach`]),
+    /// for a caller that looks before it allows.
+    pub fn reaching(mut self, reach: bool) -> Self {
+        self.reach = reach;
+        self
     }
 
     /// Replaces the list of tool names treated as the shell tool.
@@ -119,6 +129,9 @@ impl<'c> ToolLabeler<'c> {
                 hints.destructive.unwrap_or(false),
             )
         } else if let Some(cmd) = shell_command_arg(args) {
+            if self.reach {
+                return self.classifier.assess_reaching(cmd, ctx);
+            }
             return self.classifier.assess_in(cmd, ctx);
         } else {
             Label::unknown("the shell call has no command")
@@ -126,6 +139,8 @@ impl<'c> ToolLabeler<'c> {
         Assessment {
             label,
             every_part_safe: false,
+            look_clears: false,
+            reach: None,
         }
     }
 }

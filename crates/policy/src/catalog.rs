@@ -1,4 +1,4 @@
-//! The profile catalogue: the sixteen built-ins (four safety modes, eight
+//! The profile catalogue: the seventeen built-ins (five safety modes, eight
 //! automation profiles, four action-class profiles) and custom profiles,
 //! stored as `NAMESPACE/NAME.yaml` files under a directory.
 //!
@@ -132,7 +132,7 @@ impl Entry {
     }
 }
 
-/// The four safety modes as profiles.
+/// The five safety modes as profiles.
 pub fn builtin_modes() -> Vec<AnyProfile> {
     MODES
         .into_iter()
@@ -143,8 +143,12 @@ pub fn builtin_modes() -> Vec<AnyProfile> {
         .collect()
 }
 
-/// The four safety modes that are profiles, with what they do.
-const MODES: [(Mode, &str); 4] = [
+/// The five safety modes that are profiles, with what they do.
+const MODES: [(Mode, &str); 5] = [
+    (
+        Mode::Guard,
+        "The default install: allow calls labelled safe (and compound shell of safe parts), ask for destructive ones (deny where the client cannot ask), leave the rest to the client's own permissions.",
+    ),
     (Mode::Strict, "Ask for every call."),
     (
         Mode::Balanced,
@@ -157,7 +161,7 @@ const MODES: [(Mode, &str); 4] = [
     (Mode::Autonomous, "Allow every call."),
 ];
 
-/// The sixteen built-ins, modes first.
+/// The seventeen built-ins, modes first.
 pub fn builtins() -> Vec<AnyProfile> {
     let mut all = builtin_modes();
     all.extend(

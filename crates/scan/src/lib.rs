@@ -2,4 +2,6 @@
 #![deny(missing_docs)]
 #![deny(rustdoc::broken_intra_doc_links)]
 
+pub mod findings;
+pub mod input;
 pub mod report;

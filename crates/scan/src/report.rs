@@ -51,14 +51,30 @@ pub fn write_record<W: Write>(
 }
 
 /// What a record may carry besides the command and its label: the working
-/// directory it was classified in, and the gate's decision with its source
-/// (`scan --decide`).
+/// directory it was classified in, the gate's decision with its source
+/// (`scan --decide`), and where the command is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RecordExtra<'a> {
     /// The working directory, when one was given.
     pub cwd: Option<&'a str>,
     /// The decision and the stable string naming what decided it.
     pub decision: Option<(Decision, &'a str)>,
+    /// Where the command is: `file`, `line`, `column` and the names of
+    /// its job, step, target or script.
+    pub location: Option<Location<'a>>,
+}
+
+/// Where a command is, as a record gives it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Location<'a> {
+    /// The input file, or `None` for standard input (then no `file` key).
+    pub file: Option<&'a str>,
+    /// The line where the command starts, from 1.
+    pub line: u64,
+    /// The column where it starts, in characters, from 1.
+    pub column: u64,
+    /// `(key, name)` pairs: `job`, `script`, `stage`, `step`, `target`.
+    pub names: &'a [(&'static str, String)],
 }
 
 /// [`write_record`] into a buffer, as `scan`'s workers render records.
@@ -78,7 +94,7 @@ pub fn push_record(
 /// use toolgate_core::gate::Decision;
 /// use toolgate_scan::report::{push_record_with, RecordExtra};
 /// let mut out = Vec::new();
-/// let extra = RecordExtra { cwd: Some("/app"), decision: Some((Decision::Allow, "mode_balanced")) };
+/// let extra = RecordExtra { cwd: Some("/app"), decision: Some((Decision::Allow, "mode_balanced")), location: None };
 /// push_record_with(&mut out, "ls", Some(&toolgate_core::classify("ls")), None, extra);
 /// let v: serde_json::Value = serde_json::from_slice(&out)?;
 /// assert_eq!((v["cwd"].as_str(), v["decision"].as_str(), v["source"].as_str()),
@@ -112,6 +128,10 @@ pub fn push_record_with(
     if let Some(v) = md.and_then(|m| m.1) {
         field(out, b"\"category\":", v);
     }
+    let at = extra.location;
+    if let Some(at) = at {
+        number(out, b"\"column\":", at.column);
+    }
     field(out, b"\"command\":", command);
     if let Some(cwd) = extra.cwd {
         field(out, b"\"cwd\":", cwd);
@@ -121,30 +141,45 @@ pub fn push_record_with(
     }
     if let Some(bad) = error {
         field(out, b"\"error\":", bad.message);
-        if let Some(file) = bad.file {
-            field(out, b"\"file\":", file);
-        }
-        // Writing into a Vec cannot fail.
-        let _ = write!(out, "\"line\":{},", bad.line);
+    }
+    if let Some(file) = at.and_then(|a| a.file).or(error.and_then(|b| b.file)) {
+        field(out, b"\"file\":", file);
+    }
+    let names = at.map(|a| a.names).unwrap_or_default();
+    if let Some((_, job)) = names.iter().find(|(k, _)| *k == "job") {
+        field(out, b"\"job\":", job);
+    }
+    if let Some(line) = at.map(|a| a.line).or(error.map(|b| b.line)) {
+        number(out, b"\"line\":", line);
     }
     if let Some(v) = md.and_then(|m| m.2) {
         field(out, b"\"reason\":", v);
     }
-    let source = extra.decision.map(|(_, source)| source);
+    // The keys after `safety_label`, in order.
+    let source = extra.decision.map(|(_, source)| ("source", source));
+    let mut trailing: Vec<(&str, &str)> = names
+        .iter()
+        .filter(|(k, _)| *k != "job")
+        .map(|(k, v)| (*k, v.as_str()))
+        .chain(source)
+        .collect();
+    trailing.sort_by_key(|(k, _)| *k);
     match md {
-        Some((.., class)) if source.is_none() => out.extend_from_slice(label_closing(class)),
+        Some((.., class)) if trailing.is_empty() => out.extend_from_slice(label_closing(class)),
         Some((.., class)) => {
-            // The closing without its `}\n`, then the source.
+            // The closing without its `}\n`, then the rest.
             let closing = label_closing(class);
             out.extend_from_slice(&closing[..closing.len() - 2]);
             out.push(b',');
-            field(out, b"\"source\":", source.unwrap_or_default());
+            for (k, v) in trailing {
+                key_field(out, k, v);
+            }
             out.pop();
             out.extend_from_slice(b"}\n");
         }
         None => {
-            if let Some(source) = source {
-                field(out, b"\"source\":", source);
+            for (k, v) in trailing {
+                key_field(out, k, v);
             }
             // Every field ends with a comma; the last one's becomes the
             // brace.
@@ -152,6 +187,32 @@ pub fn push_record_with(
             out.extend_from_slice(b"}\n");
         }
     }
+}
+
+/// A field whose key is only known at run time (a name's key).
+fn key_field(out: &mut Vec<u8>, key: &str, value: &str) {
+    push_json_str(out, key);
+    out.push(b':');
+    push_json_str(out, value);
+    out.push(b',');
+}
+
+/// A number field, its digits written without the formatting machinery
+/// (every record has two).
+fn number(out: &mut Vec<u8>, key: &'static [u8], mut n: u64) {
+    out.extend_from_slice(key);
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+    out.push(b',');
 }
 
 /// A record's opening brace and its `blast_radius` field.
@@ -404,6 +465,57 @@ mod tests {
             "{\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"file\":\"ci/a b.txt\",\"line\":7}\n\
              {\"command\":\"\",\"error\":\"invalid JSON: \\\"x\\\"\",\"line\":7}\n"
         );
+    }
+
+    #[test]
+    fn numbers_are_written_as_decimal() {
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut out = Vec::new();
+            number(&mut out, b"\"n\":", n);
+            assert_eq!(String::from_utf8_lossy(&out), format!("\"n\":{n},"));
+        }
+    }
+
+    #[test]
+    fn locations_add_their_keys_in_order() {
+        let names = [("step", "Clean".to_string()), ("job", "build".to_string())];
+        let location = Location {
+            file: Some("ci.yml"),
+            line: 13,
+            column: 11,
+            names: &names,
+        };
+        let extra = RecordExtra {
+            cwd: None,
+            decision: Some((Decision::Ask, "mode_balanced")),
+            location: Some(location),
+        };
+        let mut out = Vec::new();
+        let label = toolgate_core::classify("rm -rf build");
+        push_record_with(&mut out, "rm -rf build", Some(&label), None, extra);
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "{\"blast_radius\":\"high\",\"category\":\"fs-delete\",\"column\":11,\"command\":\"rm -rf build\",\
+             \"decision\":\"ask\",\"file\":\"ci.yml\",\"job\":\"build\",\"line\":13,\
+             \"reason\":\"recursive delete: whole directory trees are removed with no undo\",\
+             \"safety_label\":\"destructive\",\"source\":\"mode_balanced\",\"step\":\"Clean\"}\n"
+        );
+        // A line not read: its location is the record's.
+        let mut out = Vec::new();
+        let bad = BadLine {
+            file: Some("ci.yml"),
+            line: 13,
+            message: "x",
+        };
+        let extra = RecordExtra {
+            location: Some(location),
+            ..RecordExtra::default()
+        };
+        push_record_with(&mut out, "", None, Some(bad), extra);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+        assert_eq!(v["file"], "ci.yml");
+        assert_eq!(v["step"], "Clean");
+        assert_eq!(v["column"], 11);
     }
 
     #[test]

@@ -10,8 +10,8 @@
 //! Claude Code honours allow, ask and deny; in headless `claude -p` an ask
 //! ends as a denial. Exit 0 with nothing on stdout is no decision at all:
 //! the user's own permission rules and prompts apply. Its file tools
-//! (`Write`, `Edit`, `MultiEdit`, `NotebookEdit`) can be routed to the hook
-//! by a matcher.
+//! (`Read`, `Grep`, `Glob`, `Write`, `Edit`, `MultiEdit`, `NotebookEdit`)
+//! are routed to the hook by the matcher `install` writes ([`MATCHER`]).
 
 use std::path::PathBuf;
 
@@ -23,6 +23,10 @@ use crate::place::{Env, Scope};
 
 /// Claude Code.
 pub struct ClaudeCode;
+
+/// The tools toolgate's hook is routed: the shell, and Claude Code's own
+/// file tools (a matcher is a regular expression over the tool name).
+pub const MATCHER: &str = "Bash|Read|Grep|Glob|Edit|Write|MultiEdit|NotebookEdit";
 
 /// Claude Code's answer to `decision`, which Codex and Qwen Code read too.
 pub(super) fn hook_specific(decision: Decision, reason: &str) -> Answer {
@@ -94,9 +98,11 @@ impl Client for ClaudeCode {
 
     fn install_shape(&self) -> Option<InstallShape> {
         // `timeout` in seconds.
+        // Its file tools too: a secret read gets the destructive answer,
+        // an edit of a guard file is denied, everything else no opinion.
         Some(InstallShape::Json(JsonShape {
             event: "PreToolUse",
-            matcher: Some("Bash"),
+            matcher: Some(MATCHER),
             command_key: "command",
             timeout: Some(Timeout {
                 key: "timeout",

@@ -80,15 +80,12 @@ impl Client for Cline {
             commands,
             event: payload::text(obj.get("hookName")),
             cwd: root.or_else(first_root),
+            permission_mode: None,
         })
     }
 
-    /// The commands of a `run_commands` call. Cline hands the hook the array
-    /// as JSON text; an array that is already an array is taken as it is. Text
-    /// that is not a JSON array of strings is read as one command: that is
-    /// what a model that sent a plain string meant, and the classifier judges
-    /// it like any other command.
-
+    /// Renders a decision: allow is `{"cancel": false}`; ask and deny
+    /// cancel, with the reason on stderr.
     fn answer(&self, decision: Decision, reason: &str, _call: &Call<'_>) -> Answer {
         let why = match decision {
             Decision::Allow | Decision::NoOpinion => return no_opinion(),
@@ -106,6 +103,16 @@ impl Client for Cline {
 
     fn no_opinion(&self) -> Option<Answer> {
         Some(no_opinion())
+    }
+
+    fn no_opinion_note(&self) -> Option<&'static str> {
+        Some(
+            "Cline runs a command its hook leaves alone as its own approval says: with \
+             auto-approve on (`cline -y`, or commands auto-approved in its settings) unknown \
+             commands run unasked. For a stop on them too, install with `--mode balanced` \
+             (an ask, which Cline can only honour by cancelling the run) or `--mode restricted` \
+             (a denial, which cancels the run as well).",
+        )
     }
 
     fn fail_closed(&self, _headless: bool) -> Decision {
@@ -153,6 +160,11 @@ fn no_opinion() -> Answer {
     Answer::json(json!({ "cancel": false }))
 }
 
+/// The commands of a `run_commands` call. Cline hands the hook the array
+/// as JSON text; an array that is already an array is taken as it is. Text
+/// that is not a JSON array of strings is read as one command: that is
+/// what a model that sent a plain string meant, and the classifier judges
+/// it like any other command.
 fn commands(params: &Map<String, Value>) -> Result<Vec<String>, String> {
     let list = match params.get("commands") {
         Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
@@ -183,9 +195,6 @@ fn strings(items: &[Value]) -> Result<Vec<String>, String> {
         })
         .collect()
 }
-
-/// Renders a decision: allow is `{"cancel": false}`; ask and deny cancel,
-/// with the reason on stderr.
 
 #[cfg(test)]
 mod tests {

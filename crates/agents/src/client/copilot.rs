@@ -80,6 +80,7 @@ impl Client for CopilotCli {
                 commands: None,
                 event: None,
                 cwd: payload::absolute(obj.get("cwd")),
+                permission_mode: None,
             }
         };
         if SHELL_TOOLS.contains(&request.tool_name.as_str()) {

@@ -68,6 +68,7 @@ impl Client for Cursor {
             commands: Some(vec![command]),
             event,
             cwd: payload::absolute(obj.get("cwd")).or_else(first_root),
+            permission_mode: None,
         })
     }
 

@@ -34,6 +34,7 @@ use serde_json::Value;
 use toolgate_core::gate::Decision;
 use toolgate_core::label::Label;
 
+pub use claude::MATCHER as CLAUDE_MATCHER;
 pub use opencode::PLUGIN as OPENCODE_PLUGIN;
 pub use payload::{detect, session_id, Request};
 
@@ -69,6 +70,14 @@ pub trait Client: Sync + std::panic::RefUnwindSafe {
     /// flow, as if no hook had run; `None` where the client has none.
     fn no_opinion(&self) -> Option<Answer> {
         Some(Answer::silent())
+    }
+
+    /// What the client does with a call its hook leaves to it, where
+    /// that is not a permission flow of its own that the user tuned (a
+    /// client that runs such calls unasked), with the stricter choice;
+    /// `install` and `doctor` say it next to a no-opinion row.
+    fn no_opinion_note(&self) -> Option<&'static str> {
+        None
     }
 
     /// The decision a fail-closed answer carries: ask where the client is

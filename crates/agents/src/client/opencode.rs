@@ -92,6 +92,7 @@ impl Client for OpenCode {
             commands,
             event: None,
             cwd,
+            permission_mode: None,
         })
     }
 
@@ -105,6 +106,16 @@ impl Client for OpenCode {
             "decision": Decision::NoOpinion.as_str(),
             "reason": "left to OpenCode's own permissions",
         })))
+    }
+
+    fn no_opinion_note(&self) -> Option<&'static str> {
+        Some(
+            "OpenCode runs a command its plugin leaves alone as its `permission.bash` setting \
+             says: where that is `allow` (OpenCode's default when nothing is set), unknown \
+             commands run unasked. For a stop on them too, set `\"permission\": {\"bash\": \
+             \"ask\"}` in opencode.json, or install with `--mode restricted` (the plugin \
+             cannot ask, so `--mode balanced` blocks unknown commands as well).",
+        )
     }
 
     fn fail_closed(&self, _headless: bool) -> Decision {

@@ -44,6 +44,11 @@ pub struct Request {
     /// that is an absolute path: the classifier then knows which absolute
     /// paths are inside it.
     pub cwd: Option<String>,
+    /// The client's own permission mode as the payload names it (Claude
+    /// Code's and Codex's `permission_mode`: `default`, `plan`,
+    /// `acceptEdits`, `bypassPermissions`; Qwen Code's: `default`, `plan`,
+    /// `auto-edit`, `yolo`), read by [`crate::hook::client_mode`].
+    pub permission_mode: Option<String>,
 }
 
 /// Reads the common snake_case shape (`tool_name`, `tool_input`, `cwd`,
@@ -56,6 +61,7 @@ pub fn parse_common(payload: &Value) -> Result<Request, String> {
         commands: None,
         event: text(obj.get("hook_event_name")),
         cwd: absolute(obj.get("cwd")),
+        permission_mode: text(obj.get("permission_mode")),
     })
 }
 

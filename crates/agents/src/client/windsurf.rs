@@ -64,6 +64,7 @@ impl Client for Windsurf {
             commands: Some(vec![payload::command(info, "command_line")?]),
             event: action,
             cwd: payload::absolute(info.get("cwd")),
+            permission_mode: None,
         })
     }
 

@@ -47,6 +47,10 @@ pub struct Entry {
     /// The call's label class (`safe`, `destructive`, `unknown`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// The label's taxonomy category (`fs-delete`, `guard-tamper`), when
+    /// it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
     /// What the answer said; `None` when it left the call to the client
     /// (a tool toolgate knows nothing about, or `--label-only`).
     pub decision: Option<Decision>,
@@ -74,6 +78,7 @@ impl Entry {
             tool: trace.tool.clone(),
             command: command.map(|c| truncate(c, MAX_COMMAND)),
             label: trace.label.map(|c| c.as_str().to_string()),
+            category: trace.category.clone(),
             decision: trace.decision,
             source: trace.source.clone(),
             reason: truncate(mask_secrets(&trace.reason), MAX_REASON),

@@ -21,25 +21,15 @@
 //! ```
 
 use serde_json::Value;
+use toolgate_core::secrets;
 
 /// What a masked value becomes.
 pub const MASK: &str = "***";
 
-/// Token formats recognised by their prefix, with the shortest body that
-/// counts (shorter runs are words such as `sk-learn`, not keys).
-#[rustfmt::skip]
-const TOKEN_PREFIXES: &[(&str, usize)] = &[
-    // GitHub: personal, OAuth, user-to-server, server-to-server, refresh,
-    // fine-grained.
-    ("ghp_", 16), ("gho_", 16), ("ghu_", 16), ("ghs_", 16), ("ghr_", 16),
-    ("github_pat_", 16),
-    // GitLab personal access token.
-    ("glpat-", 16),
-    // Slack bot, user, app, refresh and legacy tokens.
-    ("xoxb-", 8), ("xoxp-", 8), ("xoxa-", 8), ("xoxr-", 8), ("xoxs-", 8), ("xoxe-", 8),
-    // OpenAI, Anthropic and the many APIs that copied `sk-`.
-    ("sk-", 16),
-];
+/// The shortest body after a token format's keyword that a mask takes for
+/// a token even where no detector does (a short or made-up one): shorter
+/// runs are words such as `sk-learn`, not keys.
+const MIN_TOKEN_BODY: usize = 16;
 
 /// Words in a variable or option name that make its value a secret.
 const SECRET_NAMES: &[&str] = &["TOKEN", "SECRET", "PASSWORD", "PASSWD", "KEY", "CREDENTIAL"];
@@ -59,9 +49,12 @@ const SECRET_OPTIONS: &[&str] = &[
 
 /// Masks the secrets in a command line (or any text).
 ///
-/// Recognised: tokens by prefix (`ghp_…`, `github_pat_…`, `glpat-…`,
-/// `xoxb-…`, `sk-…`, `AKIA…`/`ASIA…` key ids), `Bearer …`,
-/// `Authorization:` header values, the password of a URL
+/// Recognised: every value a secret detector of `taxonomy/secrets/` finds
+/// (tokens by their formats, keys, passwords in URLs and config lines,
+/// secrets assigned to names: see `toolgate_core::secrets`), and, erring
+/// on the side of masking where a detector would want more proof: a
+/// detector's format keyword followed by a long token (`ghp_…`, `AKIA…`),
+/// `Bearer …`, `Authorization:` header values, the password of a URL
 /// (`https://user:pass@host`), `--password=…`/`--token …` style options,
 /// `-pVALUE` after `mysql`/`mariadb`, and `NAME=value` assignments whose
 /// name contains TOKEN, SECRET, PASSWORD, PASSWD, KEY or CREDENTIAL.
@@ -287,11 +280,23 @@ fn url_password_spans(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-/// Tokens known by their prefix, and AWS access key ids.
+/// The values the secret detectors find, and tokens that start with a
+/// detector's format keyword and run on for [`MIN_TOKEN_BODY`] bytes; each
+/// keeps the format keyword it starts with (`ghp_***`). Sorted, disjoint
+/// and on character boundaries.
 fn token_spans(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let is_body = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c == b'-';
-    let mut spans = Vec::new();
+    let keep = |start: usize, end: usize| {
+        let kept = secrets::leading_format_keyword(&b[start..end]).map_or(0, str::len);
+        (start + kept.min(end - start), end)
+    };
+    let mut spans: Vec<(usize, usize)> = secrets::scan(b)
+        .map(|h| keep(h.range.start, h.range.end))
+        .collect();
+    let keywords: Vec<&str> = secrets::format_keywords()
+        .filter(|k| k.bytes().next().is_some_and(is_body))
+        .collect();
     let mut i = 0;
     while i < b.len() {
         if i > 0 && is_body(b[i - 1]) {
@@ -299,30 +304,46 @@ fn token_spans(text: &str) -> Vec<(usize, usize)> {
             continue;
         }
         let rest = &b[i..];
-        let body_len = |from: usize| rest[from..].iter().take_while(|c| is_body(**c)).count();
-        let found = TOKEN_PREFIXES.iter().find_map(|&(prefix, min)| {
-            let p = prefix.len();
-            (rest.starts_with(prefix.as_bytes()) && body_len(p) >= min)
-                .then(|| (i + p, i + p + body_len(p)))
-        });
-        let found = found.or_else(|| {
-            let key_id = (rest.starts_with(b"AKIA") || rest.starts_with(b"ASIA"))
-                && rest.len() >= 20
-                && rest[4..20]
-                    .iter()
-                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
-                && rest.get(20).is_none_or(|c| !is_body(*c));
-            key_id.then_some((i + 4, i + 20))
-        });
+        let found = keywords
+            .iter()
+            .filter(|k| rest.starts_with(k.as_bytes()))
+            .map(|k| {
+                let body = rest[k.len()..].iter().take_while(|c| is_body(**c)).count();
+                (k.len(), body)
+            })
+            .filter(|&(_, body)| body >= MIN_TOKEN_BODY)
+            .max();
         match found {
-            Some(span) => {
-                spans.push(span);
-                i = span.1;
+            Some((k, body)) => {
+                spans.push((i + k, i + k + body));
+                i += k + body;
             }
             None => i += 1,
         }
     }
-    spans
+    // A detector's value is bytes: one that starts or ends inside a
+    // character grows to the whole character, so that the text can be cut
+    // there.
+    for (s, e) in &mut spans {
+        while *s > 0 && !text.is_char_boundary(*s) {
+            *s -= 1;
+        }
+        while *e < b.len() && !text.is_char_boundary(*e) {
+            *e += 1;
+        }
+    }
+    // One span for values that overlap (two detectors, or a detector and
+    // the keyword rule, on one token).
+    spans.retain(|(s, e)| e > s);
+    spans.sort_unstable();
+    let mut merged: Vec<(usize, usize)> = Vec::with_capacity(spans.len());
+    for (s, e) in spans {
+        match merged.last_mut() {
+            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
 }
 
 #[cfg(test)]
@@ -347,8 +368,19 @@ mod tests {
             ),
             (
                 "OPENAI=sk-proj-abcdefghijklmnopqrst run",
-                "OPENAI=sk-*** run",
+                "OPENAI=sk-proj-*** run",
             ),
+            // Found by the detectors, whatever the name they are given to.
+            (
+                "deploy --with aws_secret_access_key=q1CLrnXp20d8yip6eHZlPEZraMB6Bwr3Yx6Z9Cts",
+                "deploy --with aws_secret_access_key=***",
+            ),
+            (
+                "curl -H 'X-Api: Bearer pcknp9U5r12G1ieecIy-12696PE3tNnONa07gjkaJ7rWDjINTI' u",
+                "curl -H 'X-Api: Bearer ***' u",
+            ),
+            ("echo hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "echo hf_***"),
+            ("echo 'x ¶AKIAJHXJO7GP6FHU37CX¶'", "echo 'x ¶AKIA***¶'"),
             ("echo ghp_abcdefghijklmnop0123", "echo ghp_***"),
             ("slack xoxb-1234-5678-abcdef", "slack xoxb-***"),
             (

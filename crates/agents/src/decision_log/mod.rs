@@ -17,11 +17,13 @@
 //! ignore), so a read-only home or a full disk costs the log, not the call.
 
 mod entry;
+mod learn;
 mod mask;
 mod store;
 mod time;
 
 pub use entry::{Entry, Filter};
+pub use learn::{stats, suggest, Stats, Suggestion};
 pub use mask::{mask_secrets, mask_value, MASK};
 pub use store::{state_dir, DecisionLog, LogError, DEFAULT_MAX_BYTES, FILE_NAME};
 pub use time::{format_rfc3339, parse_duration, parse_rfc3339, parse_since};

@@ -2,7 +2,7 @@
 //! names and MCP hints for other tools.
 //!
 //! ```toml
-//! mode = "balanced"            # strict | balanced | restricted | autonomous
+//! mode = "balanced"            # guard | strict | balanced | restricted | autonomous
 //! # profile = "cautious"       # an automation profile decides instead
 //! headless = false             # turn ask into deny (for `gemini -p`, CI)
 //! compound = "refuse"          # or "every-part-safe": let a list or pipeline
@@ -26,7 +26,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use toolgate_core::gate::{CompoundPolicy, GateConfig, ModeSetting, RuleError, Rules};
+use toolgate_core::gate::{CompoundPolicy, GateConfig, ModeSetting, Rule, RuleError, Rules};
 use toolgate_core::tools::Hints;
 
 /// The file as written.
@@ -54,6 +54,10 @@ pub struct HookConfig {
     pub tools: BTreeMap<String, ToolHints>,
     /// Write the decision log (default on; `TOOLGATE_LOG` overrides).
     pub log: Option<bool>,
+    /// The first malformed rule and its line, found when the text was
+    /// parsed.
+    #[serde(skip)]
+    bad_rule: Option<(Option<usize>, RuleError)>,
 }
 
 /// `[rules]`.
@@ -92,11 +96,16 @@ pub enum ConfigError {
         /// The parser's message.
         message: String,
     },
-    /// A permission rule is malformed.
-    #[error("{file}: [rules]: {source}")]
+    /// A permission rule is malformed (another tool's syntax, a bare
+    /// command, an unknown key): never ignored, since a rule that does not
+    /// say what its author thinks could leave a call unguarded or a
+    /// person nagged.
+    #[error("{file}:{}[rules]: {source}", line.map(|l| format!("{l}: ")).unwrap_or_else(|| " ".into()))]
     Rule {
         /// The file.
         file: String,
+        /// The line the rule is on, when it was read from text.
+        line: Option<usize>,
         /// The rule error.
         source: RuleError,
     },
@@ -124,10 +133,33 @@ impl HookConfig {
 
     /// Parses a configuration file's text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<HookConfig, ConfigError> {
-        toml::from_str(text).map_err(|e| ConfigError::Syntax {
+        let mut config: HookConfig = toml::from_str(text).map_err(|e| ConfigError::Syntax {
             file: file.to_string(),
             message: e.to_string(),
-        })
+        })?;
+        // A bad rule is named with its line when the gate is built
+        // ([`HookConfig::gate_config`]), not here: the file's `headless`
+        // and `log` must still hold for the fail-closed answer it gets.
+        let r = &config.rules;
+        config.bad_rule = r
+            .allow
+            .iter()
+            .chain(&r.ask)
+            .chain(&r.deny)
+            .find_map(|rule| Rule::parse(rule).err().map(|e| (rule_line(text, rule), e)));
+        Ok(config)
+    }
+
+    /// The first rule of the file that does not parse, with its line: the
+    /// error the hook, `doctor` and `scan --decide` report.
+    pub fn rule_error(&self, file: &str) -> Option<ConfigError> {
+        self.bad_rule
+            .as_ref()
+            .map(|(line, source)| ConfigError::Rule {
+                file: file.to_string(),
+                line: *line,
+                source: source.clone(),
+            })
     }
 
     /// The gate configuration this file describes. `mode`, `profile` and
@@ -162,9 +194,13 @@ impl HookConfig {
         profile: Option<String>,
         compound: Option<CompoundPolicy>,
     ) -> Result<GateConfig, ConfigError> {
+        if let Some(e) = self.rule_error(file) {
+            return Err(e);
+        }
         let rules = Rules::parse(&self.rules.allow, &self.rules.ask, &self.rules.deny).map_err(
             |source| ConfigError::Rule {
                 file: file.to_string(),
+                line: None,
                 source,
             },
         )?;
@@ -194,6 +230,51 @@ impl HookConfig {
     }
 }
 
+/// A config file's text with `rule` appended to its `[rules] KEY` list
+/// (`allow`, `ask`, `deny`), every other byte kept; `Ok(None)` when the
+/// rule is there already. For `toolgate allow|ask|deny`.
+///
+/// ```
+/// use toolgate_agents::hook::add_rule;
+/// let text = "mode = \"guard\" # mine\n";
+/// assert_eq!(
+///     add_rule(text, "allow", "shell:cmd=npm test"),
+///     Ok(Some("mode = \"guard\" # mine\n\n[rules]\nallow = [\"shell:cmd=npm test\"]\n".to_string()))
+/// );
+/// ```
+pub fn add_rule(text: &str, key: &str, rule: &str) -> Result<Option<String>, String> {
+    use toml_edit::{Array, DocumentMut, Item, Table, Value};
+    let mut doc: DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| format!("not valid TOML ({})", e.message().trim()))?;
+    let rules = doc
+        .entry("rules")
+        .or_insert_with(|| Item::Table(Table::new()));
+    let Some(rules) = rules.as_table_like_mut() else {
+        return Err("`rules` is not a table".into());
+    };
+    let list = rules
+        .entry(key)
+        .or_insert(Item::Value(Value::Array(Array::new())));
+    let Some(array) = list.as_array_mut() else {
+        return Err(format!("`rules.{key}` is not an array"));
+    };
+    if array.iter().any(|v| v.as_str() == Some(rule)) {
+        return Ok(None);
+    }
+    array.push(rule);
+    Ok(Some(doc.to_string()))
+}
+
+/// The 1-based line of `text` that holds `rule` as a TOML string.
+pub(crate) fn rule_line(text: &str, rule: &str) -> Option<usize> {
+    let quoted = [format!("\"{rule}\""), format!("'{rule}'")];
+    text.lines()
+        .position(|l| quoted.iter().any(|q| l.contains(q.as_str())))
+        .or_else(|| text.lines().position(|l| l.contains(rule)))
+        .map(|n| n + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,5 +301,61 @@ mod tests {
             Mode::Balanced.into()
         );
         assert_eq!(mode(&HookConfig::default(), None), ModeSetting::default());
+    }
+
+    #[test]
+    fn a_rule_is_appended_keeping_everything_else() {
+        let text = "# mine\nmode = \"guard\"\n\n[rules]\nask = [\"shell:cmd=git push*\"] # push\n";
+        assert_eq!(
+            add_rule(text, "allow", "shell:cmd=npm test"),
+            Ok(Some(
+                "# mine\nmode = \"guard\"\n\n[rules]\nask = [\"shell:cmd=git push*\"] # push\nallow = [\"shell:cmd=npm test\"]\n"
+                    .to_string()
+            ))
+        );
+        assert_eq!(add_rule(text, "ask", "shell:cmd=git push*"), Ok(None));
+        assert_eq!(
+            add_rule("", "deny", "Bash"),
+            Ok(Some("[rules]\ndeny = [\"Bash\"]\n".to_string()))
+        );
+        assert_eq!(
+            add_rule("rules = 1\n", "deny", "Bash"),
+            Err("`rules` is not a table".to_string())
+        );
+        assert_eq!(
+            add_rule("[rules]\ndeny = \"x\"\n", "deny", "Bash"),
+            Err("`rules.deny` is not an array".to_string())
+        );
+    }
+
+    #[test]
+    fn a_bad_rule_is_an_error_with_file_line_and_spelling() {
+        for (text, message) in [
+            (
+                "mode = \"guard\"\n[rules]\nallow = [\"Bash(npm test)\"]\n",
+                "c.toml:3: [rules]: permission rule `Bash(npm test)`: this is Claude Code's permission syntax, which toolgate does not read: write `shell:cmd=npm test`",
+            ),
+            (
+                "[rules]\nask = [\n  \"shell:cmd=ls*\",\n  \"git push*\",\n]\n",
+                "c.toml:4: [rules]: permission rule `git push*`: a bare command is not a rule: write `shell:cmd=git push*` (a shell command), or a tool name alone",
+            ),
+            (
+                "[rules]\ndeny = ['Bash:cmnd=rm *']\n",
+                "c.toml:2: [rules]: permission rule `Bash:cmnd=rm *`: unknown key `cmnd` for the shell tool: write `Bash:cmd=rm *`",
+            ),
+        ] {
+            let got = HookConfig::parse("c.toml", text)
+                .and_then(|c| c.gate_config("c.toml", None, None, None))
+                .map(|_| ())
+                .map_err(|e| e.to_string());
+            assert_eq!(got, Err(message.to_string()), "{text}");
+        }
+        let unknown = HookConfig::parse("c.toml", "[rules]\nalow = []\n").map(|_| ());
+        let unknown = unknown.map_err(|e| e.to_string()).err().unwrap_or_default();
+        assert!(unknown.contains("unknown field `alow`"), "{unknown}");
+        assert!(
+            unknown.starts_with("c.toml: TOML parse error at line 2"),
+            "{unknown}"
+        );
     }
 }

@@ -10,7 +10,9 @@
 //! cancels, Windsurf reads only exit 2.
 
 mod bare_repo;
+pub mod client_mode;
 pub mod config;
+pub mod look;
 pub mod policy;
 
 use std::io::Read;
@@ -18,6 +20,7 @@ use std::io::Read;
 use serde_json::Value;
 
 use crate::client::{detect, session_id, Call, Client, Request};
+use client_mode::ClientMode;
 use toolgate_core::gate::{Decision, Gate, Verdict};
 use toolgate_core::guard_paths::is_file_edit_tool;
 use toolgate_core::label::Class;
@@ -25,7 +28,7 @@ use toolgate_core::tools::{shell_command_arg, DEFAULT_SHELL_TOOLS};
 
 pub use crate::client::{Answer, OPENCODE_PLUGIN};
 pub use bare_repo::bare_repository_above;
-pub use config::{ConfigError, HookConfig};
+pub use config::{add_rule, ConfigError, HookConfig};
 pub use policy::{IgnoredSetting, PolicyError, ProjectGate, ProjectPolicy};
 
 /// The largest payload read. Real payloads are a few kilobytes; a larger
@@ -62,6 +65,9 @@ pub struct Trace {
     pub args: Option<Value>,
     /// The call's label class.
     pub label: Option<Class>,
+    /// The label's taxonomy category (`fs-delete`, `git-read`), when it
+    /// has one.
+    pub category: Option<String>,
     /// What the answer said, after `--headless`; `None` when it left the
     /// call to the client or only labelled it.
     pub decision: Option<Decision>,
@@ -227,7 +233,23 @@ pub fn respond_traced(
                 Some(_) | None if !shell => trace.args = Some(request.tool_input.clone()),
                 _ => return refuse("the shell call has no command", Some(&request)),
             }
-            let assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
+            // The client's own file-reading tools, routed to the hook where
+            // the client allows: a read of a secret is judged as `cat` of
+            // it would be; any other read is the client's to decide.
+            let read = (!shell && client.hooks_file_edits())
+                .then(|| read_target(&request.tool_name, &request.tool_input))
+                .flatten();
+            let secret = read
+                .as_deref()
+                .and_then(|path| secret_read(gate, path, &ctx));
+            let mut assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
+            // A secret read is decided as the destructive call it is, by
+            // the rules, the profile or the mode's row alike.
+            let reads_secret = secret.is_some();
+            if let Some(label) = secret {
+                assessed.label = label;
+                assessed.every_part_safe = false;
+            }
             let shell_assessed = shell.then(|| assessed.clone());
             let verdict = gate.decide_assessed(
                 &request.tool_name,
@@ -236,14 +258,39 @@ pub fn respond_traced(
                 None,
                 assessed,
             );
+            let verdict = look::before_allowing(
+                gate,
+                verdict,
+                shell_assessed.as_ref(),
+                &request.tool_name,
+                &request.tool_input,
+                request.cwd.as_deref(),
+            );
             // A file edit that does not touch the guard's own files, and
             // that no rule decided, is not toolgate's to judge.
             let edit_elsewhere = is_file_edit_tool(&request.tool_name)
                 && verdict.source != "self_protection"
                 && !verdict.source.starts_with("rule_");
+            // So is a file tool's read of no secret that no rule decided,
+            // unless the mode or profile named is one toolgate does not
+            // know (it is then strict, fail-closed).
+            let read_elsewhere = read.is_some()
+                && !reads_secret
+                && gate.unrecognised().is_none()
+                && verdict.source != "self_protection"
+                && !verdict.source.starts_with("rule_");
+            if read_elsewhere {
+                if let Some(answer) = client.no_opinion() {
+                    trace.label = Some(verdict.label.class);
+                    trace.source = "no_opinion".into();
+                    trace.reason = "a read of no secret file: left to the client".into();
+                    return (answer, trace);
+                }
+            }
             if !shell && edit_elsewhere && client.hooks_file_edits() {
                 if let Some(answer) = client.no_opinion() {
                     trace.label = Some(verdict.label.class);
+                    trace.category = category_of(&verdict.label);
                     trace.source = "no_opinion".into();
                     trace.reason =
                         "a file edit away from the guard's own files: left to the client".into();
@@ -275,6 +322,7 @@ pub fn respond_traced(
             {
                 if let Some(answer) = client.no_opinion() {
                     trace.label = Some(verdict.label.class);
+                    trace.category = category_of(&verdict.label);
                     trace.source = "no_opinion".into();
                     trace.reason = "a tool toolgate knows nothing about: left to the client".into();
                     return (answer, trace);
@@ -284,20 +332,150 @@ pub fn respond_traced(
         }
     };
     let verdict = refuse_git_in_bare_repository(gate, verdict, trace.command.as_deref(), &ctx);
+    // The call's shell commands, each whole (a here-document spans lines).
+    let commands: Vec<&str> = match (&request.commands, &trace.command) {
+        (Some(list), _) => list.iter().map(String::as_str).collect(),
+        (None, Some(one)) => vec![one.as_str()],
+        (None, None) => Vec::new(),
+    };
+    let verdict = client_mode::apply(
+        ClientMode::from_payload(request.permission_mode.as_deref()),
+        request.permission_mode.as_deref().unwrap_or_default(),
+        verdict,
+        &commands,
+        request.cwd.as_deref(),
+    );
+    let verdict = how_to_stop_asking(verdict, trace.command.as_deref());
+    finish(client, &request, verdict, trace, opts)
+}
+
+/// Renders `verdict` for `client` and records it in `trace`.
+fn finish(
+    client: &dyn Client,
+    request: &Request,
+    verdict: Verdict,
+    mut trace: Trace,
+    opts: HookOptions,
+) -> (Answer, Trace) {
     let answer = render(
         client,
         verdict.decision,
         &verdict.reason,
-        Some(&request),
+        Some(request),
         Some(&verdict.label),
         opts,
     );
     let (decision, reason) = settle(verdict.decision, &verdict.reason, opts);
     trace.label = Some(verdict.label.class);
+    trace.category = category_of(&verdict.label);
     trace.decision = (!opts.label_only).then_some(decision);
     trace.source = verdict.source;
     trace.reason = reason;
     (answer, trace)
+}
+
+/// The file-reading and listing tools and their path field, by client:
+/// Claude Code's `Read`, `NotebookRead`, `Grep`, `Glob` and `LS`, Gemini
+/// CLI's and Qwen Code's `read_file`.
+const FILE_READ_TOOLS: &[(&str, &[&str])] = &[
+    ("Read", &["file_path"]),
+    ("NotebookRead", &["notebook_path"]),
+    ("Grep", &["path"]),
+    ("Glob", &["path"]),
+    ("LS", &["path"]),
+    ("read_file", &["file_path", "absolute_path", "path"]),
+];
+
+/// The path a file-reading tool call reads (empty when it names none, as
+/// a `Glob` in the working directory), if `tool` is one.
+fn read_target(tool: &str, input: &Value) -> Option<String> {
+    let (_, keys) = FILE_READ_TOOLS.iter().find(|(name, _)| *name == tool)?;
+    Some(
+        keys.iter()
+            .find_map(|k| input.get(*k).and_then(Value::as_str))
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    )
+}
+
+/// The label of a file tool's read of `path` when it reads a secret: the
+/// label `cat PATH` gets when that is destructive, else one for the path's
+/// secret class. `None` when it reads no secret.
+fn secret_read(
+    gate: &Gate<'_>,
+    path: &str,
+    ctx: &toolgate_core::Context<'_>,
+) -> Option<toolgate_core::Label> {
+    if path.is_empty() {
+        return None;
+    }
+    let cat = format!("cat -- {}", shell_words::quote(path));
+    let args = serde_json::json!({ "command": cat });
+    let tool = DEFAULT_SHELL_TOOLS
+        .iter()
+        .copied()
+        .find(|t| gate.is_shell_tool(t))?;
+    let label = gate.assess_in(tool, &args, None, ctx).label;
+    let parts: Vec<&str> = path.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+    match (
+        label.class,
+        toolgate_core::spec::paths::secret_class(&parts),
+    ) {
+        (Class::Destructive, _) => Some(toolgate_core::Label {
+            reason: format!("a file tool's read judged as `{cat}`: {}", label.reason).into(),
+            ..label
+        }),
+        (_, Some(class)) => Some(toolgate_core::Label {
+            class: Class::Destructive,
+            origin: toolgate_core::label::Origin::Classifier,
+            blast_radius: toolgate_core::BlastRadius::Medium,
+            category: "credential-access".into(),
+            reason: format!("reads `{path}`, a secret file ({class})").into(),
+        }),
+        _ => None,
+    }
+}
+
+/// A label's category, when it has one.
+fn category_of(label: &toolgate_core::Label) -> Option<String> {
+    (!label.category.is_empty()).then(|| label.category.to_string())
+}
+
+/// An ask that the mode's row gave an unknown shell command says how to
+/// stop being asked: the exact `toolgate allow` line for it. Only for
+/// unknown commands: a destructive one is asked about for a reason, and a
+/// rule that allowed it would be the false allow toolgate exists to
+/// prevent.
+fn how_to_stop_asking(mut verdict: Verdict, command: Option<&str>) -> Verdict {
+    let Some(command) = command.filter(|c| !c.contains('\n')) else {
+        return verdict;
+    };
+    if verdict.decision == Decision::Ask
+        && verdict.label.class == Class::Unknown
+        && verdict.source.starts_with("mode_")
+    {
+        verdict.reason.push_str(&format!(
+            "; to stop being asked for it: {}",
+            allow_line(command)
+        ));
+    }
+    verdict
+}
+
+/// The `toolgate allow` line that allows exactly `command` (the shell
+/// tool's rule: `shell:cmd=COMMAND`), quoted for a POSIX shell.
+///
+/// ```
+/// assert_eq!(toolgate_agents::hook::allow_line("npm test"), "toolgate allow 'shell:cmd=npm test'");
+/// ```
+pub fn allow_line(command: &str) -> String {
+    allow_rule_line(&format!("shell:cmd={}", command.trim()))
+}
+
+/// `toolgate allow RULE`, quoted for a POSIX shell.
+pub fn allow_rule_line(rule: &str) -> String {
+    format!("toolgate allow {}", shell_words::quote(rule))
 }
 
 /// An allowed call that runs git where git would take a committed bare
@@ -363,6 +541,8 @@ fn decide_commands(
         let assessed = gate.assess_in(tool, &args, None, ctx);
         let shell_assessed = gate.is_shell_tool(tool).then(|| assessed.clone());
         let verdict = gate.decide_assessed(tool, &args, None, None, assessed);
+        let verdict =
+            look::before_allowing(gate, verdict, shell_assessed.as_ref(), tool, &args, ctx.cwd);
         let verdict = match project {
             Some(p) => p.tighten(verdict, tool, &args, ctx, shell_assessed.as_ref()),
             None => verdict,

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::{installed_commands, settings_path, Env, Scope};
 use crate::client::{Answer, Client, InstallShape};
-use crate::hook::{self, HookConfig, HookOptions};
+use crate::hook::{self, HookConfig, HookOptions, ProjectPolicy};
 
 pub use crate::client::Outcome;
 use toolgate_core::gate::{CompoundPolicy, Gate};
@@ -35,8 +35,118 @@ use toolgate_core::Classifier;
 /// How long a hook may take to answer one canary.
 const CANARY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The canaries: a destructive command and a safe one.
-pub const CANARIES: &[&str] = &["rm -rf ~", "git status"];
+/// The canaries: a destructive command, a safe one and one toolgate calls
+/// unknown, so that each column of the hook's row is seen at work.
+pub const CANARIES: &[&str] = &["rm -rf ~", "git status", "npm test"];
+
+/// What a hook does with each class of shell call in one client: its
+/// effective row, with the client's own handling of each answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// The client.
+    pub client: &'static dyn Client,
+    /// What happens to a safe call (`git status`).
+    pub safe: Outcome,
+    /// To a destructive one (`rm -rf ~`).
+    pub destructive: Outcome,
+    /// To one toolgate calls unknown (`npm test`).
+    pub unknown: Outcome,
+}
+
+impl Row {
+    /// One outcome in words, a no decision naming whose permissions then
+    /// decide.
+    fn word(&self, o: &Outcome) -> String {
+        match o {
+            Outcome::NoDecision => format!("left to {}'s own permissions", self.client.title()),
+            Outcome::Asks => format!("{} asks you", self.client.title()),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl Row {
+    /// Does an unknown command get what the client does with its hook's
+    /// no-opinion answer (so the client's own permissions decide it)?
+    pub fn leaves_unknown_to_client(&self) -> bool {
+        self.client
+            .no_opinion()
+            .is_some_and(|a| self.client.outcome(&a) == self.unknown)
+    }
+}
+
+impl std::fmt::Display for Row {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "safe → {}; destructive → {}; unknown → {}",
+            self.word(&self.safe),
+            self.word(&self.destructive),
+            self.word(&self.unknown)
+        )
+    }
+}
+
+/// The row a hook of `client` with `mode` and `profile` on its command
+/// line has, under the environment and config file as the hook reads
+/// them, for calls made in `cwd` (whose project policy counts too).
+pub fn effective_row(
+    classifier: &Classifier,
+    env: &Env,
+    client: &'static dyn Client,
+    mode: Option<&str>,
+    profile: Option<&str>,
+    cwd: &Path,
+) -> Row {
+    let flags = HookFlags {
+        mode: mode.map(String::from),
+        profile: profile.map(String::from),
+        ..HookFlags::default()
+    };
+    row_of(classifier, env, client, &flags, cwd)
+}
+
+fn row_of(
+    classifier: &Classifier,
+    env: &Env,
+    client: &'static dyn Client,
+    flags: &HookFlags,
+    cwd: &Path,
+) -> Row {
+    let outcome = |command: &str| {
+        let payload = client
+            .sample_payload(command, &cwd.to_string_lossy())
+            .to_string()
+            .into_bytes();
+        client.outcome(&expected(classifier, env, client, flags, &payload, cwd))
+    };
+    Row {
+        client,
+        destructive: outcome(CANARIES[0]),
+        safe: outcome(CANARIES[1]),
+        unknown: outcome(CANARIES[2]),
+    }
+}
+
+/// Is the mode in force for a hook with these flags the legacy row (no
+/// mode or profile on its command line, in the environment or in the
+/// config file)?
+fn is_legacy(env: &Env, flags: &HookFlags) -> bool {
+    if flags.mode.is_some()
+        || flags.profile.is_some()
+        || env.toolgate_mode.is_some()
+        || env.toolgate_profile.is_some()
+    {
+        return false;
+    }
+    let path = flags.config.clone().or_else(|| env.toolgate_config_path());
+    match path.as_deref().map(HookConfig::load) {
+        None => true,
+        Some(Ok(file)) => file.mode.is_none() && file.profile.is_none(),
+        // A broken file is reported on its own.
+        Some(Err(_)) => false,
+    }
+}
 
 /// One canary through one hook.
 #[derive(Clone, Debug)]
@@ -58,6 +168,13 @@ pub struct HookCheck {
     pub problems: Vec<String>,
     /// The canaries' results.
     pub canaries: Vec<Canary>,
+    /// The hook's effective row (when its command could be read).
+    pub row: Option<Row>,
+    /// For a hook with no mode (the legacy row, which asks for every
+    /// call): the row `toolgate install` again would give it.
+    pub legacy: Option<Row>,
+    /// The destructive categories its mode or profile lets run unasked.
+    pub unasked: Vec<super::risk::Unasked>,
 }
 
 impl HookCheck {
@@ -170,6 +287,35 @@ impl Report {
                         k.got.to_string()
                     );
                 }
+                if !h.unasked.is_empty() {
+                    let list: Vec<String> = h.unasked.iter().map(ToString::to_string).collect();
+                    let _ = writeln!(out, "    runs unasked (destructive): {}", list.join(", "));
+                }
+                if let Some(row) = &h.row {
+                    let _ = writeln!(out, "    row: {row}");
+                    if let Some(note) = c.client.no_opinion_note() {
+                        if row.leaves_unknown_to_client() {
+                            let _ = writeln!(out, "    note: {note}");
+                        }
+                    }
+                }
+                if let (Some(now), Some(then)) = (&h.row, &h.legacy) {
+                    let _ = writeln!(
+                        out,
+                        "    legacy: this hook has no mode, so it asks for every call and overrides {}'s own permission rules",
+                        c.client.title()
+                    );
+                    let _ = writeln!(
+                        out,
+                        "    `toolgate install {}{}` again would install mode guard: {}",
+                        c.client.name(),
+                        match &c.scope {
+                            Scope::User => String::new(),
+                            Scope::Project(d) => format!(" --project {}", d.display()),
+                        },
+                        changes(now, then)
+                    );
+                }
                 for p in &h.problems {
                     let _ = writeln!(out, "    problem: {p}");
                 }
@@ -225,6 +371,25 @@ impl Report {
             "not healthy: fix the problems above and run `toolgate doctor` again\n"
         });
         out
+    }
+}
+
+/// What changes from row `now` to row `then`, column by column.
+fn changes(now: &Row, then: &Row) -> String {
+    let mut out = Vec::new();
+    for (class, a, b) in [
+        ("safe", &now.safe, &then.safe),
+        ("destructive", &now.destructive, &then.destructive),
+        ("unknown", &now.unknown, &then.unknown),
+    ] {
+        if a != b {
+            out.push(format!("{class}: {} → {}", now.word(a), then.word(b)));
+        }
+    }
+    if out.is_empty() {
+        "no change to what runs".into()
+    } else {
+        out.join("; ")
     }
 }
 
@@ -354,6 +519,9 @@ fn check_hook(
         command: command.to_string(),
         problems: Vec::new(),
         canaries: Vec::new(),
+        row: None,
+        legacy: None,
+        unasked: Vec::new(),
     };
     let words = match shell_words::split(command) {
         Ok(w) if !w.is_empty() => w,
@@ -388,6 +556,23 @@ fn check_hook(
         return check;
     }
     let flags = hook_flags(&words);
+    check.row = Some(row_of(classifier, env, client, &flags, cwd));
+    let chosen = flags
+        .profile
+        .clone()
+        .or_else(|| flags.mode.clone())
+        .or_else(|| env.toolgate_profile.clone())
+        .or_else(|| env.toolgate_mode.clone());
+    if let Some(name) = chosen {
+        check.unasked = super::risk::unasked_destructive(&name);
+    }
+    if is_legacy(env, &flags) {
+        let guard = HookFlags {
+            mode: Some("guard".into()),
+            ..HookFlags::default()
+        };
+        check.legacy = Some(row_of(classifier, env, client, &guard, cwd));
+    }
     for &canary in CANARIES {
         let payload = client
             .sample_payload(canary, &cwd.to_string_lossy())
@@ -397,7 +582,7 @@ fn check_hook(
             Ok(answer) => client.outcome(&answer),
             Err(why) => Outcome::Failed(why),
         };
-        let want = client.outcome(&expected(classifier, env, client, &flags, &payload));
+        let want = client.outcome(&expected(classifier, env, client, &flags, &payload, cwd));
         check.canaries.push(Canary {
             command: canary,
             got,
@@ -471,13 +656,16 @@ fn run_hook(program: &Path, args: &[String], payload: &[u8], cwd: &Path) -> Resu
 }
 
 /// What toolgate answers `payload` with under the hook's flags, the
-/// environment and the config file, as `toolgate hook` would.
+/// environment, the config file and the policy of the project that holds
+/// `cwd`, as `toolgate hook` would: a valid strict project policy is what
+/// the hook must obey, not a fault.
 fn expected(
     classifier: &Classifier,
     env: &Env,
     client: &'static dyn Client,
     flags: &HookFlags,
     payload: &[u8],
+    cwd: &Path,
 ) -> Answer {
     let mut opts = HookOptions {
         client: Some(client),
@@ -505,8 +693,16 @@ fn expected(
         Ok(g) => g,
         Err(e) => return hook::fail_closed(Some(client), &format!("bad configuration: {e}"), opts),
     };
+    let project = match ProjectPolicy::discover(Some(&cwd.to_string_lossy())) {
+        Ok(p) => p,
+        Err(e) => {
+            return hook::fail_closed(Some(client), &format!("bad project policy: {e}"), opts)
+        }
+    };
+    opts.headless |= project.as_ref().is_some_and(ProjectPolicy::headless);
+    let project_gate = project.map(|p| p.gate(classifier, &gate_config));
     let gate = Gate::new(classifier, gate_config);
-    hook::respond(&gate, payload, opts)
+    hook::respond_traced(&gate, project_gate.as_ref(), payload, opts).0
 }
 
 /// Parses toolgate's config file as the hook does, and checks its mode

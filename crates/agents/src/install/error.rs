@@ -46,6 +46,14 @@ pub enum InstallError {
         /// The command toolgate would have run from it.
         command: String,
     },
+    /// The file has no write bit: someone made it read-only on purpose.
+    #[error("{}: is read-only (mode {mode:04o}): toolgate does not override that; make it writable (`chmod u+w`) and run again, or add the hook by hand", path.display())]
+    ReadOnly {
+        /// The file (a symlink's target).
+        path: PathBuf,
+        /// Its mode bits.
+        mode: u32,
+    },
     /// The running toolgate binary could not be found.
     #[error("cannot find the running toolgate binary ({0}): run toolgate by its full path")]
     NoBinary(std::io::Error),

@@ -32,6 +32,10 @@ pub struct Change {
     pub new: Option<String>,
     /// The file is a program the client runs (Cline's hook script).
     executable: bool,
+    /// The change takes toolgate's hook out again: once it is written, the
+    /// backup install made (and the one this change made) goes, so that
+    /// no copy of a settings file, which may hold a token, is left behind.
+    restores: bool,
 }
 
 /// What [`Change::apply`] did.
@@ -41,13 +45,14 @@ pub enum Applied {
     Unchanged,
     /// Written; the previous file, if any, is at `backup`.
     Written {
-        /// Where the previous text was saved.
+        /// Where the previous text was saved (`None` after an uninstall,
+        /// which removes the backup once the file is restored).
         backup: Option<PathBuf>,
     },
-    /// Removed (it held only toolgate's hook); saved at `backup`.
+    /// Removed (it held only toolgate's hook).
     Removed {
-        /// Where the previous text was saved.
-        backup: PathBuf,
+        /// Where the previous text was saved (`None` after an uninstall).
+        backup: Option<PathBuf>,
     },
 }
 
@@ -63,6 +68,21 @@ impl Change {
             old,
             new,
             executable,
+            restores: false,
+        }
+    }
+
+    /// A change of a file toolgate owns the edit of (its own config, a
+    /// project's `.toolgate.toml`): written as a settings file is.
+    pub fn edit(path: PathBuf, old: Option<String>, new: String) -> Change {
+        Change::new(path, old, Some(new), false)
+    }
+
+    /// The same change, marked as one that takes toolgate's hook out.
+    pub(super) fn restoring(self) -> Change {
+        Change {
+            restores: true,
+            ..self
         }
     }
 
@@ -104,10 +124,13 @@ impl Change {
     }
 
     /// Writes the change: the previous file is copied to
-    /// [`backup_path`](Change::backup_path), the new text goes to a
-    /// temporary file in the same directory (a rename within one directory
-    /// is atomic) with the old file's permissions, and that is renamed over
-    /// the file.
+    /// [`backup_path`](Change::backup_path) with its mode and owner (a
+    /// 0600 file holding an API key gets a 0600 backup), the new text goes
+    /// to a temporary file in the same directory (a rename within one
+    /// directory is atomic) with the old file's mode and owner, and that
+    /// is renamed over the file. A symlinked settings file is edited where
+    /// the link points, and the link stays. A file someone made read-only
+    /// is refused: that was a choice, and toolgate does not override it.
     pub fn apply(&self) -> Result<Applied, InstallError> {
         if self.is_noop() {
             return Ok(Applied::Unchanged);
@@ -116,28 +139,42 @@ impl Change {
             let path = path.to_path_buf();
             move |source| InstallError::Write { path, source }
         };
+        let is_link = fs::symlink_metadata(&self.path).is_ok_and(|m| m.file_type().is_symlink());
+        let target = if is_link {
+            fs::canonicalize(&self.path).map_err(werr(&self.path))?
+        } else {
+            self.path.clone()
+        };
+        let meta = fs::metadata(&target).ok();
+        if let Some(mode) = meta.as_ref().and_then(read_only_mode) {
+            return Err(InstallError::ReadOnly { path: target, mode });
+        }
         let backup = match &self.old {
             Some(old) => {
                 let b = self.backup_path();
-                fs::write(&b, old).map_err(werr(&b))?;
+                write_like(&b, old.as_bytes(), meta.as_ref()).map_err(werr(&b))?;
                 Some(b)
             }
             None => None,
         };
         let Some(new) = &self.new else {
-            fs::remove_file(&self.path).map_err(werr(&self.path))?;
+            fs::remove_file(&target).map_err(werr(&target))?;
+            if is_link {
+                fs::remove_file(&self.path).map_err(werr(&self.path))?;
+            }
             return Ok(match backup {
-                Some(backup) => Applied::Removed { backup },
+                Some(b) => Applied::Removed {
+                    backup: self.keep_backup(b),
+                },
                 None => Applied::Unchanged,
             });
         };
-        let dir = match self.path.parent() {
+        let dir = match target.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => PathBuf::from("."),
         };
         fs::create_dir_all(&dir).map_err(werr(&dir))?;
-        let name = self
-            .path
+        let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -147,28 +184,89 @@ impl Change {
             f.write_all(new.as_bytes())?;
             f.sync_all()?;
             drop(f);
-            self.copy_permissions(&tmp)?;
-            fs::rename(&tmp, &self.path)
+            match &meta {
+                Some(m) => copy_mode_and_owner(&tmp, m)?,
+                None if self.executable => set_executable(&tmp)?,
+                None => {}
+            }
+            fs::rename(&tmp, &target)
         })();
         if let Err(source) = written {
             let _ = fs::remove_file(&tmp);
             return Err(InstallError::Write {
-                path: self.path.clone(),
+                path: target,
                 source,
             });
         }
-        Ok(Applied::Written { backup })
+        Ok(Applied::Written {
+            backup: backup.and_then(|b| self.keep_backup(b)),
+        })
     }
 
-    /// Gives the temporary file the old file's permissions (a settings file
-    /// may hold tokens and be private), or 0755 for a new hook script.
-    fn copy_permissions(&self, tmp: &Path) -> io::Result<()> {
-        match fs::metadata(&self.path) {
-            Ok(m) => fs::set_permissions(tmp, m.permissions()),
-            Err(_) if self.executable => set_executable(tmp),
-            Err(_) => Ok(()),
+    /// The backup, unless this change restores the file: then it is
+    /// removed, and `None`.
+    fn keep_backup(&self, backup: PathBuf) -> Option<PathBuf> {
+        if self.restores {
+            let _ = fs::remove_file(&backup);
+            None
+        } else {
+            Some(backup)
         }
     }
+}
+
+/// The mode of a file nobody may write (no write bit at all), if it is
+/// one. (root could write it anyway; the missing bits are the owner's
+/// word that it should not change.)
+fn read_only_mode(m: &fs::Metadata) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = m.permissions().mode() & 0o7777;
+        (m.is_file() && mode & 0o222 == 0).then_some(mode)
+    }
+    #[cfg(not(unix))]
+    {
+        m.permissions().readonly().then_some(0o444)
+    }
+}
+
+/// Writes `bytes` to `path` (replacing it) with the mode and owner of
+/// `like`, private from the first byte: the file is created 0600 and only
+/// then given `like`'s mode.
+fn write_like(path: &Path, bytes: &[u8], like: Option<&fs::Metadata>) -> io::Result<()> {
+    let _ = fs::remove_file(path);
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut f = options.open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    drop(f);
+    match like {
+        Some(m) => copy_mode_and_owner(path, m),
+        None => Ok(()),
+    }
+}
+
+/// Gives `path` the mode and owner of `like`. The owner is copied only
+/// where it differs (root installing into a user's file); a failure to
+/// chown is an error, since the file would otherwise change hands.
+fn copy_mode_and_owner(path: &Path, like: &fs::Metadata) -> io::Result<()> {
+    fs::set_permissions(path, like.permissions())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let now = fs::metadata(path)?;
+        if now.uid() != like.uid() || now.gid() != like.gid() {
+            std::os::unix::fs::chown(path, Some(like.uid()), Some(like.gid()))?;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(unix)]

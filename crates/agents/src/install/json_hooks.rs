@@ -273,10 +273,27 @@ pub(super) fn install(
         text = edit(path, &text, |d| d.remove(at))?;
     }
     let at = shape.entry_path(first);
-    if parse(path, &text)?.json(&at).as_ref() == Some(&entry) {
-        return Ok(text);
+    if parse(path, &text)?.json(&at).as_ref() != Some(&entry) {
+        text = edit(path, &text, |d| d.replace(&at, &entry))?;
     }
-    edit(path, &text, |d| d.replace(&at, &entry))
+    // A group that holds toolgate's hook alone takes toolgate's matcher,
+    // so that a reinstall routes the tools this version gates (an older
+    // install's `Bash` grows to Claude Code's file tools).
+    if let (Some(matcher), (g, Some(_))) = (shape.matcher, first) {
+        let group = shape.entry_path((g, None));
+        let doc = parse(path, &text)?;
+        let alone = matches!(doc.json(&group), Some(Json::Object(_)))
+            && matches!(
+                doc.json(&[group.clone(), vec![HOOKS]].concat()),
+                Some(Json::Array(hooks)) if hooks.len() == 1
+            );
+        let at = [group, vec![Step::Key("matcher")]].concat();
+        let wanted = Json::String(matcher.into());
+        if alone && doc.json(&at).is_some_and(|m| m != wanted) {
+            text = edit(path, &text, |d| d.replace(&at, &wanted))?;
+        }
+    }
+    Ok(text)
 }
 
 /// The file's text without toolgate's hook; `None` when nothing but
@@ -382,7 +399,15 @@ mod tests {
             "{{\n  \"hooks\": {{\n    \"PreToolUse\": [\n      // ours\n      {{\"matcher\": \"Bash\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{OLD}\", \"timeout\": 30}}]}}, // one line\n    ],\n  }},\n}}\n"
         );
         let after = install_claude(&before);
-        assert_eq!(after, before.replace(OLD, NEW));
+        // The group holds toolgate's hook alone, so it takes toolgate's
+        // matcher too (Claude Code's file tools), on the same line.
+        assert_eq!(
+            after,
+            before.replace(OLD, NEW).replace(
+                "\"Bash\"",
+                &format!("\"{}\"", crate::client::CLAUDE_MATCHER)
+            )
+        );
         assert_eq!(install_claude(&after), after);
         // The comments in the list are someone's: the list stays, and so
         // do they.

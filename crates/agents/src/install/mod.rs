@@ -25,6 +25,7 @@ mod file;
 pub mod json;
 mod json_hooks;
 mod jsonc;
+pub mod risk;
 mod script;
 
 use std::path::{Path, PathBuf};
@@ -159,7 +160,7 @@ pub fn plan_uninstall(
             json_hooks::uninstall(json_hooks::Shape(shape), &path, text)?
         }
     };
-    Ok(Change::new(path, old, new, is_script(shape)))
+    Ok(Change::new(path, old, new, is_script(shape)).restoring())
 }
 
 /// The toolgate hook commands `client`'s file at `path` holds (its text

@@ -60,6 +60,15 @@ pub struct Analysis {
     /// For compound shell made only of lists and pipelines: every simple
     /// command in it is safe on its own (see [`Assessment`]).
     pub every_part_safe: bool,
+    /// The command (or every part of it) is safe by its words but for
+    /// reads that only a look at the world can clear (a search of the
+    /// working directory, a system file, a sibling folder): the label stays
+    /// unknown, and a clean look lets the gate allow it. Only set when the
+    /// reach was asked for ([`Options::reach`](super::Options::reach)).
+    pub look_clears: bool,
+    /// What the command would read, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reach: Option<crate::reach::Reach>,
 }
 
 /// A label and whether a compound command's every part is safe.
@@ -88,4 +97,11 @@ pub struct Assessment {
     /// The command is compound, of lists and pipelines only, and every
     /// simple command in it is safe on its own.
     pub every_part_safe: bool,
+    /// Safe (or every part safe) once a look clears its reads; see
+    /// [`Analysis::look_clears`].
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub look_clears: bool,
+    /// What the call would read, when the reach was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reach: Option<crate::reach::Reach>,
 }

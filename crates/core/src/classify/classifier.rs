@@ -89,6 +89,7 @@ impl Classifier {
             &Options {
                 context: *ctx,
                 detail: Detail::Label,
+                reach: false,
             },
         )
         .label
@@ -114,6 +115,7 @@ impl Classifier {
             &Options {
                 context: Context::default(),
                 detail: Detail::Terse,
+                reach: false,
             },
         )
         .label
@@ -126,6 +128,7 @@ impl Classifier {
             &Options {
                 context: *ctx,
                 detail: Detail::Terse,
+                reach: false,
             },
         )
         .label
@@ -138,6 +141,7 @@ impl Classifier {
             &Options {
                 context: Context::default(),
                 detail: Detail::Explain,
+                reach: false,
             },
         )
     }
@@ -145,16 +149,40 @@ impl Classifier {
     /// Labels one shell command run in a known place and says whether a
     /// compound command's every part is safe.
     pub fn assess_in(&self, command: &str, ctx: &Context) -> Assessment {
+        self.assessment(command, ctx, false)
+    }
+
+    /// [`Classifier::assess_in`], noting what the command would read
+    /// ([`Assessment::reach`]) for a caller that looks before it allows.
+    ///
+    /// ```
+    /// use toolgate_core::{Class, Classifier, Context};
+    /// let c = Classifier::embedded()?;
+    /// let a = c.assess_reaching("grep -r TODO .", &Context { cwd: Some("/app") });
+    /// // Unknown by its words: a look can clear it.
+    /// assert_eq!((a.label.class, a.look_clears), (Class::Unknown, true));
+    /// let a = c.assess_reaching("cat src/main.rs", &Context { cwd: Some("/app") });
+    /// assert_eq!(a.reach.map(|r| r.touches.len()), Some(1));
+    /// # Ok::<(), toolgate_core::EmbeddedTaxonomyError>(())
+    /// ```
+    pub fn assess_reaching(&self, command: &str, ctx: &Context) -> Assessment {
+        self.assessment(command, ctx, true)
+    }
+
+    fn assessment(&self, command: &str, ctx: &Context, reach: bool) -> Assessment {
         let a = self.assess(
             command,
             &Options {
                 context: *ctx,
                 detail: Detail::Parts,
+                reach,
             },
         );
         Assessment {
             label: a.label,
             every_part_safe: a.every_part_safe,
+            look_clears: a.look_clears,
+            reach: a.reach,
         }
     }
 
@@ -165,6 +193,7 @@ impl Classifier {
             &Options {
                 context: *ctx,
                 detail: Detail::Explain,
+                reach: false,
             },
         )
     }
@@ -177,7 +206,7 @@ impl Classifier {
     /// use toolgate_core::classify::{Detail, Options};
     /// use toolgate_core::{Class, Classifier, Context};
     /// let c = Classifier::embedded()?;
-    /// let here = Options { context: Context { cwd: Some("/app") }, detail: Detail::Parts };
+    /// let here = Options { context: Context { cwd: Some("/app") }, detail: Detail::Parts, reach: false };
     /// let a = c.assess("cat /app/README.md && git status", &here);
     /// assert_eq!((a.label.class, a.every_part_safe), (Class::Unknown, true));
     /// # Ok::<(), toolgate_core::EmbeddedTaxonomyError>(())
@@ -195,14 +224,16 @@ impl Classifier {
                 findings: Vec::new(),
                 not_safe: vec!["empty command".into()],
                 every_part_safe: false,
+                look_clears: false,
+                reach: None,
             };
         }
         // The thread's buffers, borrowed where they are (moving them in
         // and out cost every command a copy); a classification that is
         // already using them on this thread gets buffers of its own.
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.walk(command, detail, &mut scratch, ctx),
-            Err(_) => self.walk(command, detail, &mut Scratch::default(), ctx),
+            Ok(mut scratch) => self.walk(command, options, &mut scratch, ctx),
+            Err(_) => self.walk(command, options, &mut Scratch::default(), ctx),
         })
     }
 
@@ -262,11 +293,14 @@ impl Classifier {
     fn walk<'x>(
         &'x self,
         command: &str,
-        detail: Detail,
+        options: &Options<'x>,
         scratch: &mut Scratch,
         ctx: Context<'x>,
     ) -> Analysis {
-        let mut walk = Walk::new(self, detail, scratch, ctx);
+        let mut walk = Walk::new(self, options.detail, scratch, ctx);
+        if options.reach {
+            walk.reach = Some(crate::reach::Reach::default());
+        }
         walk.script(command, 0, None);
         walk.finish()
     }
@@ -368,6 +402,10 @@ pub struct Options<'a> {
     pub context: Context<'a>,
     /// How much to keep.
     pub detail: Detail,
+    /// Note what the command would read ([`Analysis::reach`]), for a
+    /// caller that will look before it allows; a read only a look can
+    /// clear then sets [`Analysis::look_clears`].
+    pub reach: bool,
 }
 
 /// How many commands [`Classifier::classify_terse_all`] reads ahead of

@@ -82,7 +82,11 @@ impl Walk<'_, '_> {
                 "the normalised name of `{}`",
                 first.text
             );
-            let spec = tax.specs.get(&name);
+            // `HEAD` runs libwww-perl's HTTP client where names are
+            // case-sensitive, not `head`: no spec explains a name the
+            // system would not fold.
+            let folded_away = crate::shell::case_folded_away(&first.text);
+            let spec = tax.specs.get(&name).filter(|_| !folded_away);
             // A part's own reasons are shown by `explain`; the label of a
             // compound command keeps the one reason that it is compound.
             let part_reasons = top || (part_top && self.explain);
@@ -91,10 +95,17 @@ impl Walk<'_, '_> {
             }
             if spec.is_none() && part_reasons {
                 self.refuse_safe_with(|| {
-                    format!(
-                        "`{}`: no spec says what `{name}` does with its arguments",
-                        first.text
-                    )
+                    if folded_away {
+                        format!(
+                            "`{}` is not `{name}` where command names are case-sensitive",
+                            first.text
+                        )
+                    } else {
+                        format!(
+                            "`{}`: no spec says what `{name}` does with its arguments",
+                            first.text
+                        )
+                    }
                 });
             }
             if let (Some(spec), Some(words), true) = (spec, written, wanted) {
@@ -121,7 +132,54 @@ impl Walk<'_, '_> {
                     .collect();
                 // (A word that is not a plain name, `./ls`, is refused by
                 // the full check, with its reason.)
-                let verdict = if plain && !self.reasons {
+                // A caller that will look has every read noted, where the
+                // part runs after a `cd` too.
+                let notes = self.reach.as_ref().map(|_| {
+                    let dir = if part_top {
+                        self.parts.dir.clone()
+                    } else {
+                        None
+                    };
+                    crate::spec::ReachNotes::new(self.parts.index, dir)
+                });
+                let moved_cwd;
+                let ctx = match (&self.parts.dir, part_top) {
+                    (Some(dir), true) => {
+                        moved_cwd = moved_cwd_of(self.ctx.cwd, dir);
+                        crate::spec::Context {
+                            cwd: Some(moved_cwd.as_str()),
+                        }
+                    }
+                    _ => self.ctx,
+                };
+                let verdict = if let Some(notes) = &notes {
+                    if plain {
+                        crate::spec::check_args_reaching(
+                            &tax.specs,
+                            spec,
+                            &name,
+                            &texts[1..],
+                            &globs,
+                            &ctx,
+                            notes,
+                        )
+                    } else {
+                        crate::spec::check_reaching(&tax.specs, texts, &globs, &ctx, notes)
+                    }
+                } else if self.parts.dir.is_some() && part_top && !self.reasons {
+                    crate::spec::check_args_unexplained(
+                        &tax.specs,
+                        spec,
+                        &name,
+                        &texts[1..],
+                        &globs,
+                        &ctx,
+                    )
+                } else if self.parts.dir.is_some() && part_top && plain {
+                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &globs, &ctx)
+                } else if self.parts.dir.is_some() && part_top {
+                    crate::spec::check(&tax.specs, texts, &globs, &ctx)
+                } else if plain && !self.reasons {
                     crate::spec::check_args_unexplained(
                         &tax.specs,
                         spec,
@@ -137,6 +195,25 @@ impl Walk<'_, '_> {
                 };
                 match verdict {
                     Ok(v) => {
+                        let needs_look = notes.as_ref().is_some_and(|n| {
+                            let mine = n.reach.take();
+                            let needs = !mine.needs_look.is_empty();
+                            if let Some(reach) = self.reach.as_mut() {
+                                for touch in mine.touches {
+                                    reach.add(touch);
+                                }
+                                for why in mine.needs_look {
+                                    reach.note_needs_look(why);
+                                }
+                            }
+                            needs
+                        });
+                        if top && needs_look {
+                            self.safe_after_look = true;
+                        }
+                        if part_top && needs_look {
+                            self.parts.look = true;
+                        }
                         let category = v.help.then(|| help_category(texts.last().copied()));
                         if let Some(e) = examined.as_mut() {
                             e.safe.push(spec_id(v.spec, category));
@@ -213,6 +290,15 @@ pub(super) struct Parts {
     /// An earlier part moved the shell out of the working directory into
     /// one of its subdirectories.
     pub(super) moved: bool,
+    /// Where the current part runs, when an earlier `cd` moved the shell:
+    /// its paths are judged from there.
+    pub(super) dir: Option<String>,
+    /// An earlier `cd` went where nobody can follow.
+    pub(super) lost: bool,
+    /// The current part's index in the list or pipeline.
+    pub(super) index: usize,
+    /// Some part is safe only once a look clears its reads.
+    pub(super) look: bool,
 }
 
 impl Parts {
@@ -224,7 +310,29 @@ impl Parts {
     }
 
     pub(super) fn end(&mut self) {
-        self.every_safe &= self.safe && !self.refused;
+        // A part after a `cd` nobody can follow reads relative paths from
+        // who knows where.
+        self.every_safe &= self.safe && !self.refused && !self.lost;
         self.active = false;
+        self.index += 1;
     }
+}
+
+/// The working directory a part runs in after `cd DIR` (as written): the
+/// call's own joined with it. Where the call's is not known, a relative
+/// move is judged below a stand-in root, so that the folder moved into
+/// still counts for the secret check (`cd secrets && cat key.txt`), and an
+/// absolute path stays outside any known place.
+pub(super) fn moved_cwd_of(cwd: Option<&str>, dir: &str) -> String {
+    const UNKNOWN: &str = "/\u{1}working-directory";
+    // In a home directory every secret is a relative path away: judged
+    // from the root, which no read passes.
+    if dir.starts_with('~') {
+        return "/".to_string();
+    }
+    if dir.starts_with('/') {
+        return dir.to_string();
+    }
+    let base = cwd.unwrap_or(UNKNOWN).trim_end_matches('/');
+    format!("{base}/{dir}")
 }

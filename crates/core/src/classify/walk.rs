@@ -87,6 +87,12 @@ pub(super) struct Walk<'c, 's> {
     /// -u x --help`, an `export` before): GNU getopt then stops at the
     /// first operand, and a later `--help` is an operand.
     pub(super) posixly_correct: bool,
+    /// What the command reads, for a caller that will look (`None`: not
+    /// asked for).
+    pub(super) reach: Option<crate::reach::Reach>,
+    /// The single top-level command is safe but for reads only a look can
+    /// clear.
+    pub(super) safe_after_look: bool,
 }
 
 impl<'c, 's> Walk<'c, 's> {
@@ -119,6 +125,8 @@ impl<'c, 's> Walk<'c, 's> {
             moved_to: None,
             lost: false,
             posixly_correct: false,
+            reach: None,
+            safe_after_look: false,
         }
     }
 
@@ -235,6 +243,8 @@ impl<'c, 's> Walk<'c, 's> {
             };
             if by_part {
                 self.parts.begin();
+                self.parts.dir.clone_from(&self.moved_to);
+                self.parts.lost = self.lost;
             }
             self.command(cmd, stdin, source, depth, via);
             if by_part {
@@ -262,11 +272,32 @@ impl<'c, 's> Walk<'c, 's> {
                 // operand: the same path check as a file operand's
                 // (inside the working directory, no device, no secret).
                 RedirectKind::Read => {
+                    // Judged from where the part runs after a `cd`, and
+                    // noted for a caller that will look at what it reads.
+                    let dir = self.parts.dir.clone().filter(|_| self.parts.active);
+                    let moved;
+                    let ctx = match &dir {
+                        Some(d) => {
+                            moved = super::safe::moved_cwd_of(self.ctx.cwd, d);
+                            crate::spec::Context {
+                                cwd: Some(moved.as_str()),
+                            }
+                        }
+                        None => self.ctx,
+                    };
                     let plain_file = r.target.literal
                         && !r.target.glob
-                        && crate::spec::paths::check(&r.target.text, &self.ctx, false).is_ok();
+                        && crate::spec::paths::check(&r.target.text, &ctx, false).is_ok();
                     if !plain_file {
                         self.refuse_safe("reads a file through a redirection");
+                    } else if let Some(reach) = self.reach.as_mut() {
+                        reach.add(crate::reach::Touch {
+                            part: self.parts.index,
+                            dir,
+                            target: crate::reach::Target::File {
+                                path: r.target.text.clone(),
+                            },
+                        });
                     }
                 }
                 kind if kind.writes() => {
@@ -559,6 +590,7 @@ impl<'c, 's> Walk<'c, 's> {
 
     pub(super) fn finish(mut self) -> Analysis {
         let tax = &self.c.tax;
+        let mut look_clears_one = false;
         let label = if let Some((radius, rule_index)) = self.worst {
             match tax.entry_category_reason(rule_index) {
                 Some((category, reason)) => Label {
@@ -576,6 +608,14 @@ impl<'c, 's> Walk<'c, 's> {
                     reason: UNREADABLE_ENTRY.into(),
                 },
             }
+        } else if let (false, Some(_), true) = (self.refused, self.safe_spec, self.safe_after_look)
+        {
+            // Safe by its words but for reads only a look can clear: the
+            // label stays unknown (labels never widen), with what the look
+            // has to check.
+            look_clears_one = true;
+            let needs = self.reach.as_ref().map(|r| r.needs_look.join("; "));
+            Label::unknown(needs.unwrap_or_default())
         } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
             let (category, reason) = if let Some(category) = self.help_category {
                 (Cow::Borrowed(category), Cow::Borrowed(HELP_REASON))
@@ -612,12 +652,18 @@ impl<'c, 's> Walk<'c, 's> {
             Vec::new()
         };
         let every_part_safe = self.parts.every_safe && self.worst.is_none();
+        // A look can clear what the words alone could not only where
+        // nothing else stood in the way: the one command's spec explained
+        // every word, or every part's did.
+        let look_clears = look_clears_one || (every_part_safe && self.parts.look);
         Analysis {
             label,
             commands: self.commands,
             findings: self.findings,
             not_safe,
-            every_part_safe,
+            every_part_safe: every_part_safe && !self.parts.look,
+            look_clears,
+            reach: self.reach,
         }
     }
 }

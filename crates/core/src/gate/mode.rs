@@ -57,6 +57,12 @@ pub enum Mode {
     Restricted,
     /// Allow everything.
     Autonomous,
+    /// The default install: allow safe, ask for destructive, and leave
+    /// unknown calls to the client's own permission flow (no opinion),
+    /// with compound shell of safe parts decided as safe. A guard that
+    /// asks about everything it does not recognise is switched off by the
+    /// people it nags; this row interrupts only where it knows harm.
+    Guard,
 }
 
 /// A mode name after normalisation, with a note when the name was not
@@ -91,6 +97,7 @@ impl Mode {
             };
         };
         let mode = match raw.to_ascii_lowercase().as_str() {
+            "guard" => Mode::Guard,
             "strict" => Mode::Strict,
             "balanced" | "safer" | "safe-auto" | "safe_auto" => Mode::Balanced,
             "restricted" => Mode::Restricted,
@@ -111,6 +118,7 @@ impl Mode {
             Mode::Balanced => "balanced",
             Mode::Restricted => "restricted",
             Mode::Autonomous => "autonomous",
+            Mode::Guard => "guard",
         }
     }
 
@@ -122,6 +130,7 @@ impl Mode {
             Mode::Balanced => "mode_balanced",
             Mode::Restricted => "mode_restricted",
             Mode::Autonomous => "yolo",
+            Mode::Guard => "mode_guard",
         }
     }
 
@@ -133,10 +142,14 @@ impl Mode {
     /// | balanced | allow | ask | ask |
     /// | restricted | allow | deny | deny |
     /// | autonomous | allow | allow | allow |
+    /// | guard | allow | ask | no opinion |
     /// | legacy | ask (allow when the safe label comes from a read-only annotation) | ask | ask |
     pub fn decide(self, label: &Label) -> Decision {
-        use Decision::{Allow, Ask, Deny};
+        use Decision::{Allow, Ask, Deny, NoOpinion};
         match (self, label.class) {
+            (Mode::Guard, Class::Safe) => Allow,
+            (Mode::Guard, Class::Destructive) => Ask,
+            (Mode::Guard, Class::Unknown) => NoOpinion,
             (Mode::Strict, _) => Ask,
             (Mode::Balanced, Class::Safe) => Allow,
             (Mode::Balanced, _) => Ask,
@@ -236,7 +249,7 @@ impl ModeSetting {
 
 /// A mode name that is none of the modes or their aliases.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown mode `{0}`: use strict, balanced, restricted or autonomous")]
+#[error("unknown mode `{0}`: use guard, strict, balanced, restricted or autonomous")]
 pub struct UnknownMode(pub String);
 
 /// The strict reading of a mode name, for callers that can report an error
@@ -249,7 +262,8 @@ pub struct UnknownMode(pub String);
 /// assert_eq!("Safe-Auto".parse::<Mode>(), Ok(Mode::Balanced));
 /// assert_eq!("legacy".parse::<Mode>(), Ok(Mode::Legacy));
 /// let err = "balancd".parse::<Mode>().unwrap_err();
-/// assert_eq!(err.to_string(), "unknown mode `balancd`: use strict, balanced, restricted or autonomous");
+/// assert_eq!(err.to_string(), "unknown mode `balancd`: use guard, strict, balanced, restricted or autonomous");
+/// assert_eq!("guard".parse::<Mode>(), Ok(Mode::Guard));
 /// ```
 impl std::str::FromStr for Mode {
     type Err = UnknownMode;

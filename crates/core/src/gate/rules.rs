@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use crate::glob::glob_match;
 use crate::shell::{self, RedirectKind};
+use crate::tools::DEFAULT_SHELL_TOOLS;
 
 /// One parsed rule.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +57,16 @@ impl Rule {
             message: m.to_string(),
         };
         let t = text.trim();
+        if let Some(right) = other_tool_syntax(t) {
+            return Err(err(&format!(
+                "this is Claude Code's permission syntax, which toolgate does not read: write `{right}`"
+            )));
+        }
+        if !t.contains(':') && t.contains(char::is_whitespace) {
+            return Err(err(&format!(
+                "a bare command is not a rule: write `shell:cmd={t}` (a shell command), or a tool name alone"
+            )));
+        }
         let (tool, rest) = match t.split_once(':') {
             Some((tool, rest)) => (tool.trim(), Some(rest)),
             None => (t, None),
@@ -72,6 +83,14 @@ impl Rule {
                 _ => return Err(err("write `TOOL:KEY=GLOB`, e.g. `shell:cmd=git push*`")),
             },
         };
+        if let (Some(k), Some(p)) = (&key, &pattern) {
+            let shell_tool = DEFAULT_SHELL_TOOLS.contains(&tool);
+            if shell_tool && !matches!(k.as_str(), "cmd" | "command") {
+                return Err(err(&format!(
+                    "unknown key `{k}` for the shell tool: write `{tool}:cmd={p}`"
+                )));
+            }
+        }
         Ok(Rule {
             tool: tool.to_string(),
             key,
@@ -123,6 +142,30 @@ impl Rule {
         let values = arg_values(args, key);
         !values.is_empty() && values.iter().all(|v| glob_match(pattern, v))
     }
+}
+
+/// The toolgate spelling of a rule written in Claude Code's syntax
+/// (`Bash(git push)`, `Bash(npm run test:*)`, `Read(./.env)`), if it is
+/// one: a word, then the argument in parentheses.
+fn other_tool_syntax(rule: &str) -> Option<String> {
+    let (tool, rest) = rule.split_once('(')?;
+    let arg = rest.strip_suffix(')')?;
+    if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    // Claude's `:*` suffix and a trailing `*` both mean "and anything after".
+    let arg = arg.trim();
+    let glob = match arg.strip_suffix(":*") {
+        Some(prefix) => format!("{prefix}*"),
+        None => arg.to_string(),
+    };
+    Some(match tool {
+        "Bash" => format!("shell:cmd={glob}"),
+        "Read" | "Edit" | "Write" => format!("{tool}:file_path={glob}"),
+        "WebFetch" => format!("{tool}:url={glob}"),
+        _ if glob.is_empty() => tool.to_string(),
+        _ => format!("{tool}:KEY={glob}"),
+    })
 }
 
 /// Every non-blank command the call carries, under either spelling.
@@ -267,5 +310,47 @@ mod tests {
             )
         );
         assert!(Rule::parse(":x=y").is_err());
+    }
+
+    #[test]
+    fn rules_in_another_syntax_name_the_right_spelling() {
+        for (rule, message) in [
+            (
+                "Bash(git push)",
+                "this is Claude Code's permission syntax, which toolgate does not read: write `shell:cmd=git push`",
+            ),
+            (
+                "Bash(npm run test:*)",
+                "this is Claude Code's permission syntax, which toolgate does not read: write `shell:cmd=npm run test*`",
+            ),
+            (
+                "Read(./.env)",
+                "this is Claude Code's permission syntax, which toolgate does not read: write `Read:file_path=./.env`",
+            ),
+            (
+                "git push*",
+                "a bare command is not a rule: write `shell:cmd=git push*` (a shell command), or a tool name alone",
+            ),
+            (
+                "shell:cmnd=git push*",
+                "unknown key `cmnd` for the shell tool: write `shell:cmd=git push*`",
+            ),
+            (
+                "Bash:args=rm *",
+                "unknown key `args` for the shell tool: write `Bash:cmd=rm *`",
+            ),
+        ] {
+            let got = Rule::parse(rule).map(|_| ()).map_err(|e| e.message);
+            assert_eq!(got, Err(message.to_string()), "{rule}");
+        }
+        // Near misses: a tool glob, a tool alone, another tool's key.
+        for rule in [
+            "mcp__github__*",
+            "Bash",
+            "mcp_github:repo=acme/*",
+            "shell:command=ls*",
+        ] {
+            assert!(Rule::parse(rule).is_ok(), "{rule}");
+        }
     }
 }

@@ -28,8 +28,8 @@ pub struct Verdict {
     /// The call's label.
     pub label: Label,
     /// A stable string naming what decided: `rule_deny`, `rule_allow`,
-    /// `rule_ask`, `mode_strict`, `mode_balanced`, `mode_restricted`,
-    /// `yolo` (autonomous), `mode_legacy`, `profile_NAME`,
+    /// `rule_ask`, `mode_guard`, `mode_strict`, `mode_balanced`,
+    /// `mode_restricted`, `yolo` (autonomous), `mode_legacy`, `profile_NAME`,
     /// `compound_every_part_safe`, `self_protection` (a call that would
     /// disable or weaken the guard, see [`crate::guard_paths`]), or
     /// `fail_closed`.
@@ -81,6 +81,116 @@ pub struct Gate<'c> {
 }
 
 impl<'c> Gate<'c> {
+    /// The same gate, noting what each shell command would read
+    /// ([`Assessment::reach`]), for a caller that looks before it allows
+    /// ([`Gate::settle_look`]).
+    pub fn reaching(mut self, on: bool) -> Gate<'c> {
+        self.labeler = self.labeler.reaching(on);
+        self
+    }
+
+    /// Whether a verdict on `assessment` waits on a look: an allow that
+    /// the words alone gave a call that reads something, or a call that a
+    /// clean look would let the row allow. Rules and autonomous mode allow
+    /// what they allow without one.
+    pub fn wants_look(&self, verdict: &Verdict, assessment: &Assessment) -> bool {
+        let Some(reach) = &assessment.reach else {
+            return false;
+        };
+        if reach.is_empty() || verdict.source.starts_with("rule_") || verdict.source == "yolo" {
+            return false;
+        }
+        verdict.decision == Decision::Allow || assessment.look_clears
+    }
+
+    /// Settles a verdict on what a look at the call's reach found: a clean
+    /// look lets stand an allow, and lets the row allow a call only a look
+    /// could clear (its label stays unknown); a secret gets the row's
+    /// answer for a destructive credential read (ask, or deny where the
+    /// mode denies); what the look could not settle, the row's unknown
+    /// answer. Never more permissive than the row for a safe call.
+    pub fn settle_look(
+        &self,
+        tool: &str,
+        args: &Value,
+        verdict: Verdict,
+        assessment: &Assessment,
+        outcome: &crate::reach::Outcome,
+    ) -> Verdict {
+        use crate::reach::Outcome;
+        let decide_as = |label: Label, every_part_safe: bool| {
+            self.decide_assessed(
+                tool,
+                args,
+                None,
+                None,
+                Assessment {
+                    label,
+                    every_part_safe,
+                    look_clears: false,
+                    reach: None,
+                },
+            )
+        };
+        match outcome {
+            Outcome::Clear if verdict.decision == Decision::Allow => verdict,
+            Outcome::Clear if assessment.look_clears => {
+                let compound = assessment.label.reason.starts_with("compound shell");
+                let basis = if compound {
+                    assessment.label.clone()
+                } else {
+                    Label {
+                        class: Class::Safe,
+                        origin: Origin::Classifier,
+                        blast_radius: BlastRadius::Safe,
+                        category: "read".into(),
+                        reason: "reads only what a look found no secret in".into(),
+                    }
+                };
+                let settled = decide_as(basis, compound);
+                let looked = assessment
+                    .reach
+                    .as_ref()
+                    .map_or(String::new(), |r| r.needs_look.join("; "));
+                Verdict {
+                    decision: settled.decision,
+                    reason: format!(
+                        "{}; a look found no secret in what it reads ({looked})",
+                        settled.reason
+                    ),
+                    label: assessment.label.clone(),
+                    source: format!("look_{}", settled.source),
+                }
+            }
+            Outcome::Clear => verdict,
+            Outcome::Secret(why) => {
+                let secret = Label {
+                    class: Class::Destructive,
+                    origin: Origin::Classifier,
+                    blast_radius: BlastRadius::High,
+                    category: "credential-access".into(),
+                    reason: why.clone().into(),
+                };
+                let settled = decide_as(secret, false);
+                Verdict {
+                    decision: settled.decision.max(Decision::Ask),
+                    reason: why.clone(),
+                    label: assessment.label.clone(),
+                    source: "look_secret".into(),
+                }
+            }
+            Outcome::Unsettled(why) => {
+                let settled = decide_as(Label::unknown(why.clone()), false);
+                Verdict {
+                    decision: settled.decision,
+                    reason: format!("a look could not clear what it reads: {why}"),
+                    label: assessment.label.clone(),
+                    source: "look_unsettled".into(),
+                }
+            }
+        }
+    }
+
     /// Builds a gate over a classifier.
     ///
     /// ```
@@ -98,16 +208,20 @@ impl<'c> Gate<'c> {
         let shell_tools = config
             .shell_tools
             .unwrap_or_else(|| DEFAULT_SHELL_TOOLS.iter().map(|s| s.to_string()).collect());
+        let mode = config.mode.choice();
+        // Guard's row includes every-part-safe compounds: `git status &&
+        // git diff` is no reason to interrupt anyone.
+        let compound = match mode.mode {
+            Mode::Guard => CompoundPolicy::EveryPartSafe,
+            _ => config.compound,
+        };
         Gate {
             labeler: ToolLabeler::new(classifier).shell_tools(shell_tools),
-            mode: config.mode.choice(),
+            mode,
             policy: config.policy,
             rules: config.rules,
             hints: config.hints,
-            compound: config
-                .policy
-                .and_then(|p| p.compound())
-                .unwrap_or(config.compound),
+            compound: config.policy.and_then(|p| p.compound()).unwrap_or(compound),
             // Read once here, not per call: the hook and a scan decide
             // under one environment.
             guard_paths: GuardPaths::from_env(),

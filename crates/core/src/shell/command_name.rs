@@ -65,6 +65,26 @@ fn command_name_in_full(word: &Word) -> (Cow<'_, str>, bool) {
     (name, plain)
 }
 
+/// Whether the system that runs `word` finds its program whatever the
+/// case of its name: Windows does (and a `.exe` name or a path with a
+/// drive letter or `\` is a Windows word); Linux does not, so there
+/// `HEAD` (libwww-perl's HTTP client) is not `head`. Destructive matching
+/// folds case everywhere (on macOS's default file system `RM` is `rm`);
+/// a safe verdict is given only to the name as the system reads it.
+pub fn folds_case(word: &str) -> bool {
+    let b = word.as_bytes();
+    let exe = b.len() >= 4 && b[b.len() - 4..].eq_ignore_ascii_case(b".exe");
+    let drive = b.len() >= 2 && b[0].is_ascii_alphabetic() && b[1] == b':';
+    exe || drive || b.contains(&b'\\')
+}
+
+/// Whether a command word's name has a capital that [`command_name`]
+/// folded, where the system would not fold it ([`folds_case`]).
+pub fn case_folded_away(word: &str) -> bool {
+    let base = word.rsplit('/').next().unwrap_or(word);
+    base.bytes().any(|b| b.is_ascii_uppercase()) && !folds_case(word)
+}
+
 /// Bytes that make a command word more than its name: path separators,
 /// capitals (folded) and non-ASCII bytes (folded, as Unicode).
 const NOT_BARE: [bool; 256] = {

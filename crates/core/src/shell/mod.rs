@@ -13,9 +13,9 @@ mod parse;
 mod plain_line;
 mod syntax;
 
-pub use command_name::command_name;
+pub use command_name::{case_folded_away, command_name, folds_case};
 pub(crate) use parse::parse_into;
 pub use parse::{parse, parse_at_depth, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT};
 pub use syntax::{
-    Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
+    Limit, ParseError, Place, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
 };

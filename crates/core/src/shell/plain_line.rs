@@ -11,7 +11,7 @@
 
 use super::bytes::PLAIN_RUN;
 use super::line_masks::LineMasks;
-use super::syntax::{Script, SimpleCommand, Word};
+use super::syntax::{Place, Script, SimpleCommand, Word};
 
 /// Words that start a compound command or a pipeline prefix, or end a
 /// list, when they come first.
@@ -79,6 +79,7 @@ pub(super) fn plain_line_into(text: &str, masks: Option<LineMasks>, script: &mut
         in_substitution,
         upstream,
         span,
+        place,
     } = cmd;
     assignments.clear();
     redirects.clear();
@@ -89,6 +90,7 @@ pub(super) fn plain_line_into(text: &str, masks: Option<LineMasks>, script: &mut
     *in_substitution = false;
     *upstream = None;
     *span = 0..0;
+    *place = Place::default();
     let plain = match masks.filter(|m| m.other() == 0) {
         Some(m) => plain_words(text, m, &mut words),
         None => plain_or_quoted_words(text, &mut words),

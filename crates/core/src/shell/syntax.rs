@@ -120,8 +120,8 @@ impl Redirect {
     pub fn target_is_sink(&self) -> bool {
         matches!(
             self.target.text.as_str(),
-            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-        ) || self.target.text.starts_with("/dev/fd/")
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/fd/1" | "/dev/fd/2"
+        )
     }
 }
 
@@ -156,6 +156,38 @@ pub struct SimpleCommand {
     pub upstream: Option<(usize, usize)>,
     /// Byte range in the script.
     pub span: Range<usize>,
+    /// Where the command sits in the script's structure, for tools that
+    /// report commands by their place in a file (`toolgate scan`). Not
+    /// serialised: it says nothing about what the command does.
+    #[serde(skip)]
+    pub place: Place,
+}
+
+/// Where a simple command sits in the script it was read from: what a
+/// report of "this command, at this line" needs beyond the command's own
+/// [`span`](SimpleCommand::span). The classifier does not read it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    /// The byte range of the outermost pipeline of two or more stages
+    /// that holds the command (`curl … | sh`, `cat <<EOF | bash`), or
+    /// `0..0` when it is in none: a pipe into a shell changes what the
+    /// stage before it means, so such a pipeline is judged as one.
+    pub pipeline: Range<usize>,
+    /// The bytes of the here-document bodies the command reads, delimiter
+    /// lines included (from the first body's start to the last one's
+    /// end), or `0..0` when it reads none.
+    pub heredocs: Range<usize>,
+    /// `None` when [`span`](SimpleCommand::span) is a range of the text
+    /// given to the reader. `Some(offset)` when the command was read from
+    /// text derived from it (a backquoted command after unescaping, an
+    /// unquoted here-document body): its span is then a range of that
+    /// text, which starts at `offset` of the given text.
+    pub origin: Option<usize>,
+    /// True when the command is in a function body.
+    pub in_function: bool,
+    /// True when the command is in a loop (`while`, `until`, `for`,
+    /// `select`), its condition included.
+    pub in_loop: bool,
 }
 
 /// Why parsing stopped early.

@@ -163,6 +163,74 @@ struct Reader<'s, 'c> {
     /// commonest ones (an unknown option, an option that writes) format
     /// and allocate nothing.
     reasons: bool,
+    /// Where the reads are noted, when the caller will look at them; a
+    /// read only a look can clear is then noted instead of refused.
+    reach: Option<&'c ReachNotes>,
+}
+
+/// The reads a [`Reader`] noted, for a caller that will look.
+#[derive(Debug, Default)]
+pub struct ReachNotes {
+    /// The reads, and why text alone cannot clear some of them.
+    pub reach: std::cell::RefCell<crate::reach::Reach>,
+    /// The spec being read (`git show`), for what a revision prints.
+    current: std::cell::RefCell<String>,
+    /// Where the part being read runs, if a `cd` moved it.
+    pub dir: Option<String>,
+    /// Which part of a list or pipeline is being read.
+    pub part: usize,
+}
+
+impl ReachNotes {
+    /// Notes for the part `part` of a list or pipeline, which runs in
+    /// `dir` when an earlier `cd` moved the shell.
+    pub fn new(part: usize, dir: Option<String>) -> ReachNotes {
+        ReachNotes {
+            part,
+            dir,
+            ..ReachNotes::default()
+        }
+    }
+
+    fn touch(&self, target: crate::reach::Target) {
+        self.reach.borrow_mut().add(crate::reach::Touch {
+            part: self.part,
+            dir: self.dir.clone(),
+            target,
+        });
+    }
+}
+
+/// [`check_args`] for a caller that will look at what the command reads:
+/// each read is noted in `notes`, and a read only a look can clear
+/// (a search of the working directory, a system file, a sibling folder)
+/// is noted with why instead of refused. A verdict is then safe by text
+/// only when `notes` holds no such reason.
+pub fn check_args_reaching<'s>(
+    specs: &'s Specs,
+    spec: &'s Spec<'static>,
+    name: &str,
+    args: &[&str],
+    globs: &[&str],
+    ctx: &Context,
+    notes: &ReachNotes,
+) -> Result<Verdict<'s>, Refusal> {
+    let mut reader = Reader::new(specs, ctx, globs);
+    reader.reach = Some(notes);
+    reader.spec(spec, name, args, 0)
+}
+
+/// [`check`] for a caller that will look (see [`check_args_reaching`]).
+pub fn check_reaching<'s>(
+    specs: &'s Specs,
+    words: &[&str],
+    globs: &[&str],
+    ctx: &Context,
+    notes: &ReachNotes,
+) -> Result<Verdict<'s>, Refusal> {
+    let mut reader = Reader::new(specs, ctx, globs);
+    reader.reach = Some(notes);
+    reader.command(words, 0)
 }
 
 /// The options given: most commands give a few, which are kept in place
@@ -212,7 +280,34 @@ impl<'s, 'c> Reader<'s, 'c> {
             globs,
             given: std::cell::RefCell::new(Given::default()),
             reasons: true,
+            reach: None,
         }
+    }
+
+    /// Checks a path the command reads: refused, cleared by its words, or
+    /// (for a caller that will look) noted as a read only a look clears.
+    fn read_path(&self, w: &str, tree: bool) -> Result<(), Refusal> {
+        use crate::reach::Target;
+        let Some(notes) = self.reach else {
+            return paths::check(w, self.ctx, tree).map_err(|why| self.refusal(w, why));
+        };
+        let cleared = paths::check_reach(w, self.ctx, tree).map_err(|why| self.refusal(w, why))?;
+        if let paths::Cleared::AfterLook(why) = cleared {
+            notes
+                .reach
+                .borrow_mut()
+                .note_needs_look(format!("`{w}`: {why}"));
+        }
+        notes.touch(if tree {
+            Target::Tree {
+                path: w.to_string(),
+            }
+        } else {
+            Target::File {
+                path: w.to_string(),
+            }
+        });
+        Ok(())
     }
 
     /// A refusal of `word`, whose reason `why` is built only when it will
@@ -249,6 +344,12 @@ impl<'s, 'c> Reader<'s, 'c> {
         if !plain {
             return Err(self.refusal(first, "not a plain command name or a system path"));
         }
+        if crate::shell::case_folded_away(first) {
+            return Err(self.refusal(
+                first,
+                format!("not `{name}` where command names are case-sensitive"),
+            ));
+        }
         let Some(spec) = self.specs.get(&name) else {
             return Err(self.refusal(
                 first,
@@ -269,6 +370,9 @@ impl<'s, 'c> Reader<'s, 'c> {
             if spec.help.contains(only) {
                 return Ok(Verdict { spec, help: true });
             }
+        }
+        if let Some(notes) = self.reach {
+            path.clone_into(&mut notes.current.borrow_mut());
         }
         if spec.help_only {
             if let [sub, only] = args {
@@ -367,6 +471,23 @@ impl<'s, 'c> Reader<'s, 'c> {
                         names.join(" or ")
                     ),
                 ));
+            }
+        }
+        // `git show`, `git log -p` with no revision print HEAD's changes
+        // and history.
+        if let Some(notes) = self.reach {
+            let printed = |t: &crate::reach::Touch| {
+                matches!(t.target, crate::reach::Target::GitObject { .. })
+            };
+            let implicit_head = matches!(
+                path,
+                "git show" | "git log" | "git whatchanged" | "git stash show" | "git reflog"
+            );
+            if implicit_head
+                && self.prints_revisions(path)
+                && !notes.reach.borrow().touches.iter().any(printed)
+            {
+                self.prints_revision("HEAD", None);
             }
         }
         if !spec.requires.is_empty() {
@@ -750,6 +871,11 @@ impl<'s, 'c> Reader<'s, 'c> {
                     ));
                 }
                 paths::check_glob(w, self.ctx).map_err(|why| self.refusal(w, why))?;
+                if let Some(notes) = self.reach {
+                    notes.touch(crate::reach::Target::Glob {
+                        pattern: w.to_string(),
+                    });
+                }
                 if op.repeat != Repeat::Many {
                     r += 1;
                 }
@@ -769,10 +895,15 @@ impl<'s, 'c> Reader<'s, 'c> {
                 )
             })
         {
-            return Err(self.refusal(
-                "",
-                "with no file named it searches the whole working directory, where secrets such as `.env` live",
-            ));
+            const WHOLE: &str = "with no file named it searches the whole working directory, where secrets such as `.env` live";
+            let Some(notes) = self.reach else {
+                return Err(self.refusal("", WHOLE));
+            };
+            notes
+                .reach
+                .borrow_mut()
+                .note_needs_look(format!("`{path}` {WHOLE}"));
+            notes.touch(crate::reach::Target::Tree { path: ".".into() });
         }
         // A `local-file` the grammar requires and the line does not give:
         // the tool reads standard input instead (`tac` copies a pipe to a
@@ -836,6 +967,12 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::EnvName if super::format::NON_SECRET_VARIABLES.binary_search(&w).is_err() => {
                 refuse("not a variable known to hold no secret: any other may hold a token".into())
             }
+            Role::Number if !number_within_bound(w) => refuse(format!(
+                "a number beyond {MAX_NUMBER}, the bound for a safe count, size or duration"
+            )),
+            Role::Text | Role::PlusFormat if w.contains('%') => {
+                content::format_width(w).or_else(refuse)
+            }
             Role::Text
             | Role::Key
             | Role::EnvName
@@ -846,7 +983,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 Some(why) => refuse(why),
                 None => Ok(()),
             },
-            Role::File | Role::Dir => paths::check(w, self.ctx, tree).or_else(refuse),
+            Role::File | Role::Dir => self.read_path(w, tree),
             Role::Meta => paths::check_metadata(w, self.ctx).or_else(refuse),
             Role::LocalFile => match w.as_bytes().first() {
                 Some(b'-') => refuse("a file named like an option, or standard input".into()),
@@ -858,7 +995,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 _ if w.contains(['*', '?', '[']) => {
                     refuse("a wildcard, which the tool may match against files itself".into())
                 }
-                _ => paths::check(w, self.ctx, tree).or_else(refuse),
+                _ => self.read_path(w, tree),
             },
             Role::Pathspec => self.pathspec(w, tree),
             Role::Rev => self.rev(w),
@@ -908,14 +1045,19 @@ impl<'s, 'c> Reader<'s, 'c> {
                 );
             }
             if !dir.is_empty() {
-                return paths::check(dir, self.ctx, tree).map_err(|why| self.refusal(w, why));
+                paths::check(dir, self.ctx, tree).map_err(|why| self.refusal(w, why))?;
+            }
+            if let Some(notes) = self.reach {
+                notes.touch(crate::reach::Target::Glob {
+                    pattern: w.to_string(),
+                });
             }
             return Ok(());
         }
         if w.starts_with(':') {
             return Err(self.refusal(w, "pathspec magic, which could match a secret"));
         }
-        paths::check(w, self.ctx, tree).map_err(|why| self.refusal(w, why))
+        self.read_path(w, tree)
     }
 
     /// A revision, or `REV:path` whose path is checked as a file.
@@ -932,19 +1074,61 @@ impl<'s, 'c> Reader<'s, 'c> {
         if w.starts_with(":(") || w.starts_with(":^") {
             return Err(self.refusal(w, "pathspec magic, which could match a secret"));
         }
-        let Some((_, path)) = w.split_once(':') else {
+        // git splits `REV:path` at the first colon outside a `^{…}` or
+        // `@{…}` suffix (`HEAD^{/fix: typo}:.env` prints `.env`), and `:0:`
+        // names a stage of the index.
+        let Some((rev, path)) = crate::reach::split_rev_path(w) else {
+            self.prints_revision(w, None);
             return Ok(());
         };
-        // `:0:path` names a path in the index.
-        let path = match path.split_once(':') {
-            Some((stage, rest)) if stage.bytes().all(|b| b.is_ascii_digit()) => rest,
-            _ => path,
-        };
         if path.is_empty() {
+            self.prints_revision(rev, None);
             return Ok(());
         }
         paths::check(path, self.ctx, false)
-            .map_err(|why| self.refusal(w, format!("its path {why}")))
+            .map_err(|why| self.refusal(w, format!("its path {why}")))?;
+        self.prints_revision(rev, Some(path));
+        Ok(())
+    }
+
+    /// Whether the git command `path` (`git log`) prints what its
+    /// revisions hold, as its options stand: file contents or changes.
+    fn prints_revisions(&self, path: &str) -> bool {
+        let given = self.given.borrow();
+        let patch = [
+            "-p",
+            "-u",
+            "--patch",
+            "-U",
+            "--patch-with-stat",
+            "--patch-with-raw",
+        ]
+        .iter()
+        .any(|o| given.has(o));
+        matches!(
+            path,
+            "git show" | "git diff" | "git difftool" | "git grep" | "git cat-file" | "git blame"
+        ) || (matches!(
+            path,
+            "git log" | "git stash show" | "git whatchanged" | "git reflog"
+        ) && patch)
+    }
+
+    /// Notes a git object the command prints, for a caller that will look:
+    /// a blob (`REV:path`) always; for a bare revision, what its commits
+    /// change, where the command prints that (`git show`, `git diff`, `git
+    /// log -p`, `git stash show -p`).
+    fn prints_revision(&self, rev: &str, path: Option<&str>) {
+        let Some(notes) = self.reach else {
+            return;
+        };
+        let printed = path.is_some() || self.prints_revisions(&notes.current.borrow());
+        if printed {
+            notes.touch(crate::reach::Target::GitObject {
+                rev: rev.to_string(),
+                path: path.map(str::to_string),
+            });
+        }
     }
 }
 
@@ -1044,6 +1228,42 @@ fn counting(w: &str) -> bool {
 
 /// A number as tools take them: `5`, `-5`, `+10`, `1.5`, `10K`, `2MiB`,
 /// `50%`.
+/// The largest value a number role takes in a safe call, its unit
+/// applied: a count, size or duration past it (`sleep 1e6`, `seq 1e14`,
+/// `head -c 10G`) runs for days or prints past any use, so it is not safe
+/// by its words. (A day is 86,400 seconds: `sleep 1d` passes.)
+pub const MAX_NUMBER: f64 = 1_000_000.0;
+
+/// Whether a word [`number`] accepts is at most [`MAX_NUMBER`] once its
+/// unit is applied (`s`, `m`, `h`, `d` for time; `k`, `M`, `G`, … and their
+/// `B`/`iB` forms for sizes; a unit not known counts as the largest).
+fn number_within_bound(w: &str) -> bool {
+    let w = w.strip_prefix(['+', '-']).unwrap_or(w);
+    let digits = w
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    let Ok(value) = w[..digits].parse::<f64>() else {
+        return false;
+    };
+    let unit = w[digits..]
+        .trim_end_matches(['B', 'b'])
+        .trim_end_matches('i');
+    let scale = match unit {
+        "" | "s" | "%" | "c" | "w" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3_600.0,
+        "d" => 86_400.0,
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" | "g" => 1e9,
+        "T" | "t" => 1e12,
+        "P" | "E" | "Z" | "Y" => 1e15,
+        _ => f64::INFINITY,
+    };
+    value * scale <= MAX_NUMBER
+}
+
 fn number(w: &str) -> bool {
     let w = w.strip_prefix(['+', '-']).unwrap_or(w);
     let digits = w
@@ -1669,7 +1889,7 @@ subcommand_help = ["--help"]
             ("sc kernel..x", "`kernel..x`: a name with an empty part, which a tool that makes a path of it could climb out through"),
             ("sc .kernel", "`.kernel`: a name with an empty part, which a tool that makes a path of it could climb out through"),
             ("sc :/etc/shadow", "`:/etc/shadow`: a name with an empty part, which a tool that makes a path of it could climb out through"),
-            ("sc net.ipv4.tcp_fastopen_key", "`net.ipv4.tcp_fastopen_key`: names a secret (a key, credential state or history file)"),
+            ("sc net.ipv4.tcp_fastopen_key", "`net.ipv4.tcp_fastopen_key`: names a secret (a private key or keystore)"),
             ("sc net/ipv6/conf/lo/stable_secret", "`net/ipv6/conf/lo/stable_secret`: names a secret (a file named for a secret)"),
         ] {
             assert_eq!(verdict(&s, bad), Err(why.to_string()), "{bad}");

@@ -23,7 +23,10 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-pub use argv::{check, check_args, check_args_unexplained, help_form, Refusal, Verdict};
+pub use argv::{
+    check, check_args, check_args_reaching, check_args_unexplained, check_reaching, help_form,
+    ReachNotes, Refusal, Verdict,
+};
 pub use cases::oracle_cases;
 pub use format::{Arity, Effect, Opt, Role, Spec, Syntax};
 pub use paths::Context;

@@ -4,8 +4,13 @@
 //! `.` and `..` are resolved lexically, must not be a device or `/proc`
 //! trick, and must not be a secret by any of the classes of
 //! [`secret_class`]. Classification does no I/O, so symbolic links are not
-//! followed: a link inside the project that points at a key is the
-//! project's own doing.
+//! followed here: the look ([`crate::reach`], and `look` behind its
+//! feature) resolves every read before an allow and judges the target.
+//! Reads that text alone cannot clear (a search of the whole working
+//! directory, a path outside it) are told apart by [`check_reach`] so that
+//! a look can clear them.
+
+use crate::secrets::files;
 
 /// Where a command runs, as far as the caller knows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,7 +32,31 @@ const DEVICE_ROOTS: &[&str] = &["proc", "sys", "dev"];
 /// Checks a path a command reads (or lists); `tree` when the command reads
 /// every file below it.
 pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
-    check_with(path, ctx, tree, true)
+    match check_reach(path, ctx, tree)? {
+        Cleared::Text => Ok(()),
+        Cleared::AfterLook(why) => Err(why),
+    }
+}
+
+/// How a read that [`check_reach`] does not refuse is cleared.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cleared {
+    /// By its words alone (a file of the project named by a relative path).
+    Text,
+    /// Only by a look at what it would really read: a search of the whole
+    /// working directory or of a hidden folder in it, a path outside the
+    /// working directory (a system file, a sibling folder of the project).
+    /// Secrets sit below ordinary folders too, so text alone never clears
+    /// these; the reason says what a look has to check.
+    AfterLook(String),
+}
+
+/// [`check`], telling apart the reads that text alone clears from those
+/// only a look can clear. A secret's name, a device or kernel interface, a
+/// URL, a home directory or a working directory where every secret is a
+/// relative path away are refused whatever a look would find.
+pub fn check_reach(path: &str, ctx: &Context, tree: bool) -> Result<Cleared, String> {
+    reach_with(path, ctx, tree, true)
 }
 
 /// Checks a file of which only metadata is read ([`Role::Meta`](super::format::Role::Meta)):
@@ -35,11 +64,27 @@ pub fn check(path: &str, ctx: &Context, tree: bool) -> Result<(), String> {
 /// and how big, reads none of its bytes; the place checks still hold
 /// (inside the working directory, no device interface).
 pub fn check_metadata(path: &str, ctx: &Context) -> Result<(), String> {
-    check_with(path, ctx, false, false)
+    match reach_with(path, ctx, false, false)? {
+        Cleared::Text => Ok(()),
+        Cleared::AfterLook(why) => Err(why),
+    }
 }
 
-/// [`check`], with the secret classes asked only when `secrets`.
-fn check_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<(), String> {
+/// [`check_reach`], with the secret classes asked only when `secrets`.
+fn reach_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<Cleared, String> {
+    // Where the platform reads `\` as a separator (Windows, and tools that
+    // accept both), `.ssh\id_rsa` is the key: a name a secret check reads
+    // either way is a secret either way.
+    if secrets && path.contains('\\') {
+        let slashed = path.replace('\\', "/");
+        if let Some(parts) = normalize(slashed.trim_start_matches('/')) {
+            if let Some(class) = secret_class(&parts) {
+                return Err(format!(
+                    "names a secret ({class}) where `\\` separates folders"
+                ));
+            }
+        }
+    }
     if path.is_empty() {
         return Err("an empty path".into());
     }
@@ -47,7 +92,7 @@ fn check_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<()
         return if tree {
             Err("`-` is not a directory to search".into())
         } else {
-            Ok(())
+            Ok(Cleared::Text)
         };
     }
     if super::content::has(path, "://") {
@@ -59,11 +104,13 @@ fn check_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<()
     let mut parts: Vec<&str> = Vec::new();
     if let Some(rest) = path.strip_prefix('/') {
         if !tree && READ_SINKS.contains(&path) {
-            return Ok(());
+            return Ok(Cleared::Text);
         }
         let Some(cwd) = ctx.cwd else {
-            return Err(
-                "an absolute path, and the working directory is not known to contain it".into(),
+            let abs = normalize(rest).ok_or("an absolute path that climbs above the root")?;
+            return outside(
+                abs,
+                "an absolute path, and the working directory is not known to contain it",
             );
         };
         let abs = normalize(rest).ok_or("an absolute path that climbs above the root")?;
@@ -77,11 +124,13 @@ fn check_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<()
             }
         }
         if abs.len() < cwd_parts.len() || abs[..cwd_parts.len()] != cwd_parts[..] {
-            return Err("an absolute path outside the working directory".into());
+            return outside(abs, "an absolute path outside the working directory");
         }
         parts.extend_from_slice(&abs[cwd_parts.len()..]);
     } else {
-        let rel = normalize(path).ok_or("leaves the working directory through `..`")?;
+        let Some(rel) = normalize(path) else {
+            return climbs(path);
+        };
         if let Some(cwd) = ctx.cwd {
             let cwd_parts = normalize(cwd.trim_start_matches('/')).unwrap_or_default();
             let first = cwd_parts.first().or(rel.first());
@@ -116,17 +165,52 @@ fn check_with(path: &str, ctx: &Context, tree: bool, secrets: bool) -> Result<()
     }
     if tree {
         if parts.is_empty() {
-            return Err(
+            return Ok(Cleared::AfterLook(
                 "searches the whole working directory, where secrets such as `.env` live".into(),
-            );
+            ));
         }
         if let Some(hidden) = parts.iter().find(|p| p.starts_with('.')) {
-            return Err(format!(
+            return Ok(Cleared::AfterLook(format!(
                 "searches inside the hidden directory `{hidden}`, where tools keep secrets"
+            )));
+        }
+    }
+    Ok(Cleared::Text)
+}
+
+/// A read outside the working directory, at the absolute path `abs`: a
+/// secret's name or a kernel interface is refused; anything else only a
+/// look can clear (it finds the project around the working directory and
+/// tells system places from private ones).
+fn outside(abs: Vec<&str>, why: &str) -> Result<Cleared, String> {
+    if let Some(first) = abs.first() {
+        if DEVICE_ROOTS.contains(first) {
+            return Err(format!(
+                "a path under /{first}, a kernel or device interface"
             ));
         }
     }
-    Ok(())
+    if let Some(class) = secret_class(&abs) {
+        return Err(format!("names a secret ({class})"));
+    }
+    Ok(Cleared::AfterLook(why.to_string()))
+}
+
+/// A relative read that climbs out of the working directory through `..`:
+/// a sibling folder of the project, or the project around a working
+/// directory below its root. What the climb lands on is a look's to say;
+/// a secret's name on the way is refused now.
+fn climbs(path: &str) -> Result<Cleared, String> {
+    let named: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    if let Some(class) = secret_class(&named) {
+        return Err(format!("names a secret ({class})"));
+    }
+    Ok(Cleared::AfterLook(
+        "leaves the working directory through `..`".into(),
+    ))
 }
 
 /// Checks a directory the shell moves into: a path [`check`] allows, other
@@ -195,10 +279,8 @@ pub fn check_glob(path: &str, ctx: &Context) -> Result<(), String> {
         }
     }
     // Secrets known by their whole name (`wp-config.php`).
-    if let Some(secret) = SECRET_NAMES
-        .iter()
-        .chain(SECRET_DIRS)
-        .find(|s| glob_can_match(name.as_bytes(), s.as_bytes()))
+    if let Some(secret) =
+        files::whole_names().find(|s| glob_can_match(name.as_bytes(), s.as_bytes()))
     {
         return Err(format!("a glob that could match the secret `{secret}`"));
     }
@@ -251,255 +333,23 @@ pub(crate) fn normalize(path: &str) -> Option<Vec<&str>> {
     Some(out)
 }
 
-/// A list of words sorted at compile time, for a membership test by
-/// binary search: a path's components are each asked against the lists
-/// below, and a search of one in order cost a scan of the shared corpus
-/// millions of instructions. The lists stay in the order they are written
-/// in, grouped as they are documented.
-struct SortedWords<const N: usize>([&'static str; N]);
-
-impl<const N: usize> SortedWords<N> {
-    /// `list`, sorted by length and then by bytes: most words asked are
-    /// settled by their length alone, with no byte compared.
-    const fn of(list: &[&'static str]) -> SortedWords<N> {
-        let mut out = [""; N];
-        let mut i = 0;
-        while i < N {
-            out[i] = list[i];
-            // Insertion: move it down past every greater word.
-            let mut j = i;
-            while j > 0 && bytes_less(out[j].as_bytes(), out[j - 1].as_bytes()) {
-                let t = out[j];
-                out[j] = out[j - 1];
-                out[j - 1] = t;
-                j -= 1;
-            }
-            i += 1;
-        }
-        SortedWords(out)
-    }
-
-    fn contains(&self, word: &str) -> bool {
-        let key = (word.len(), word.as_bytes());
-        self.0
-            .binary_search_by(|w| (w.len(), w.as_bytes()).cmp(&key))
-            .is_ok()
-    }
-}
-
-const fn bytes_less(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return a.len() < b.len();
-    }
-    let mut i = 0;
-    while i < a.len() && i < b.len() {
-        if a[i] != b[i] {
-            return a[i] < b[i];
-        }
-        i += 1;
-    }
-    a.len() < b.len()
-}
-
-/// The bytes that end some word of `list`: a name that ends in none of them
-/// ends with no word of it.
-const fn last_bytes(list: &[&str]) -> [bool; 256] {
-    let mut out = [false; 256];
-    let mut i = 0;
-    while i < list.len() {
-        let b = list[i].as_bytes();
-        out[b[b.len() - 1] as usize] = true;
-        i += 1;
-    }
-    out
-}
-
-/// The bytes that start some word of `list`.
-const fn first_bytes(list: &[&str]) -> [bool; 256] {
-    let mut out = [false; 256];
-    let mut i = 0;
-    while i < list.len() {
-        out[list[i].as_bytes()[0] as usize] = true;
-        i += 1;
-    }
-    out
-}
-
-const SORTED_SECRET_DIRS: SortedWords<{ SECRET_DIRS.len() }> = SortedWords::of(SECRET_DIRS);
-const SORTED_SECRET_NAMES: SortedWords<{ SECRET_NAMES.len() }> = SortedWords::of(SECRET_NAMES);
-const SORTED_CODE_SUFFIXES: SortedWords<{ CODE_SUFFIXES.len() }> = SortedWords::of(CODE_SUFFIXES);
-const SECRET_SUFFIX_ENDS: [bool; 256] = last_bytes(SECRET_SUFFIXES);
-const SECRET_WORD_STARTS: [bool; 256] = first_bytes(SECRET_WORDS);
-
-/// Whether `name` ends with a secret file's suffix.
-fn has_secret_suffix(name: &str) -> bool {
-    name.as_bytes()
-        .last()
-        .is_some_and(|&b| SECRET_SUFFIX_ENDS[usize::from(b)])
-        && SECRET_SUFFIXES.iter().any(|s| name.ends_with(s))
-}
-
-/// Secret directories: anything below them is a secret.
-const SECRET_DIRS: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".azure",
-    ".kube",
-    ".docker",
-    ".password-store",
-    ".terraform.d",
-    ".minikube",
-    ".gcloud",
-    "gcloud",
-    ".vault",
-    ".subversion",
-    ".claude",
-    ".codex",
-    ".gemini",
-    ".envs",
-    ".password-store",
-    ".m2",
-    ".bundle",
-    ".gradle",
-    "rclone",
-    ".oci",
-    ".ngrok2",
-    "github-copilot",
-    "glab-cli",
-    "sops",
-    "wireguard",
-    "system-connections",
-    "sudoers.d",
-    "secrets",
-];
-
-/// Secret file names, exact (lowercase).
-const SECRET_NAMES: &[&str] = &[
-    ".netrc",
-    "_netrc",
-    ".pgpass",
-    ".my.cnf",
-    ".mylogin.cnf",
-    ".git-credentials",
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    ".pypirc",
-    ".dockercfg",
-    ".boto",
-    ".s3cfg",
-    ".htpasswd",
-    ".vault-token",
-    ".terraformrc",
-    "terraform.rc",
-    "credentials.tfrc.json",
-    "auth.json",
-    "kubeconfig",
-    "master.key",
-    "application_default_credentials.json",
-    "wp-config.php",
-    "shadow",
-    "gshadow",
-    "sudoers",
-    ".lesshst",
-    ".viminfo",
-    "secring.gpg",
-    "keychain-db",
-    ".dev.vars",
-    ".flaskenv",
-    "dotenv",
-    ".authinfo",
-    ".authinfo.gpg",
-    "htpasswd",
-    ".vault_pass",
-    ".vault-password",
-    "local.settings.json",
-    "key.json",
-    "logins.json",
-    "key4.db",
-    "key3.db",
-    "wallet.dat",
-    ".histfile",
-    ".gitconfig",
-    ".databrickscfg",
-    "admin.conf",
-    "k3s.yaml",
-    "debian.cnf",
-    "hub",
-];
-
-/// Suffixes of secret files (lowercase): keys, keystores, state that holds
-/// credentials, histories.
-const SECRET_SUFFIXES: &[&str] = &[
-    ".pem",
-    ".key",
-    ".p12",
-    ".pfx",
-    ".p8",
-    ".jks",
-    ".keystore",
-    ".kdbx",
-    ".ppk",
-    ".gpg",
-    ".age",
-    ".kubeconfig",
-    ".tfstate",
-    ".tfstate.backup",
-    ".tfvars",
-    ".tfvars.json",
-    "_history",
-    "-history",
-    ".keytab",
-    "_key",
-    "-key",
-    "-key.json",
-    "_key.json",
-];
-
-/// Words that make a data file's name a secret's, at word boundaries.
-const SECRET_WORDS: &[&str] = &[
-    "secret",
-    "secrets",
-    "credential",
-    "credentials",
-    "creds",
-    "password",
-    "passwords",
-    "passwd",
-    "token",
-    "tokens",
-    "apikey",
-    "apikeys",
-    "api_key",
-    "api-key",
-    "private_key",
-    "private-key",
-    "privkey",
-];
-
-/// Source and documentation files are code about secrets, not secrets:
-/// `src/auth/token.rs`, `docs/passwords.md`.
-const CODE_SUFFIXES: &[&str] = &[
-    ".rs", ".go", ".py", ".rb", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".java", ".kt",
-    ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".php", ".md", ".rst", ".html",
-    ".css", ".scss", ".vue", ".svelte", ".ex", ".exs", ".erl", ".hs", ".ml", ".lua", ".sh",
-    ".test",
-];
-
-/// The secret class a path falls in, if any. Names are compared in
-/// lowercase: on case-insensitive file systems `.ENV` is `.env`.
+/// The secret class a path falls in, if any: the kind of the first table of
+/// `taxonomy/secrets/files.toml` that names it (see [`files`]). Names are
+/// compared in lowercase: on case-insensitive file systems `.ENV` is
+/// `.env`.
 ///
-/// The classes: env files and their backups (`.env`, `.env.local`,
-/// `.env.bak`, `prod.env`, `.envrc`); private keys and keystores (`id_rsa`,
-/// `*.pem`, `*.key`, `*.p12`, …); credential stores of tools (`.netrc`,
+/// The classes: anything in a credentials directory (`.ssh`, `.aws`,
+/// `.kube`, `.docker`, `.gnupg`, gcloud's, agents' own state) or a
+/// directory of secrets; credential stores of tools by name (`.netrc`,
 /// `.pgpass`, `.my.cnf`, `.npmrc`, `.pypirc`, `.git-credentials`,
-/// `auth.json`, `kubeconfig`, …); anything in a credentials directory
-/// (`.ssh`, `.aws`, `.kube`, `.docker`, `.gnupg`, gcloud's, agents' own
-/// state); infrastructure state and variables (`*.tfstate`, `*.tfvars`);
-/// shell and client histories (`*_history`); and data files whose name has
-/// a secret's word in it (`secrets.yaml`, `api_token.txt`,
-/// `db-credentials.json`), but not source files (`token.rs`).
+/// `auth.json`, `kubeconfig`, …); private keys, keystores and vaults by
+/// suffix (`*.pem`, `*.key`, `*.p12`, `*.kdbx`, …); infrastructure state
+/// and variables (`*.tfstate`, `*.tfvars`); histories (`*_history`); names
+/// secret where they sit (`.env*`, `id_rsa*`, `.git/config`,
+/// `gh/hosts.yml`, `.m2/settings.xml`, …); and data files whose name has a
+/// secret's word in it (`secrets.yaml`, `api_token.txt`,
+/// `db-credentials.json`), but not source files (`token.rs`). A backup or
+/// compressed copy is what it copies (`server.key.orig`, `id_rsa.tgz`).
 pub fn secret_class(parts: &[&str]) -> Option<&'static str> {
     secret_class_of(parts.iter().copied(), true)
 }
@@ -518,117 +368,21 @@ pub fn secret_file_class_of_path(path: &str) -> Option<&'static str> {
 }
 
 /// The secret class of the path whose components `parts` yields, in
-/// order. It allocates only for a component with upper-case letters, so
-/// that a caller can hand it a path's `split('/')` as it is.
+/// order: the kind of the first `taxonomy/secrets/files.toml` table that
+/// matches it (see [`files`]). It allocates only for a component with
+/// upper-case letters, so that a caller can hand it a path's `split('/')`
+/// as it is.
 fn secret_class_of<'p>(
     parts: impl IntoIterator<Item = &'p str>,
     by_word: bool,
 ) -> Option<&'static str> {
-    let mut parts = parts.into_iter().peekable();
-    // The component before this one, and whether any before it is a git
-    // directory (`.git`, `x.git`, in any letter case).
-    let mut prev: Option<&str> = None;
-    let mut in_git = false;
-    while let Some(part) = parts.next() {
-        let last = parts.peek().is_none();
-        let lowered;
-        let lower = if part.bytes().any(|b| b.is_ascii_uppercase()) {
-            lowered = part.to_ascii_lowercase();
-            lowered.as_str()
-        } else {
-            part
-        };
-        // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
-        let lower = strip_backup(lower);
-        if last {
-            return last_class(lower, prev, in_git, by_word);
-        }
-        if SORTED_SECRET_DIRS.contains(lower) {
-            return Some("a credentials directory");
-        }
-        let b = part.as_bytes();
-        in_git |= b.len() >= 4 && b[b.len() - 4..].eq_ignore_ascii_case(b".git");
-        prev = Some(part);
-    }
-    None
-}
-
-/// The secret class of a path's last component, `lower` (in lower case,
-/// its backup suffixes stripped), after the component `prev`, below a git
-/// directory or not.
-fn last_class(
-    lower: &str,
-    prev: Option<&str>,
-    in_git: bool,
-    by_word: bool,
-) -> Option<&'static str> {
-    // git's config, in any letter case, in a submodule's store
-    // (`.git/modules/lib/config`) or a bare repository (`x.git/config`).
-    if lower == "config" && in_git {
-        return Some("git's config, whose remote URLs and headers can hold tokens");
-    }
-    if lower == "hosts.yml" && prev == Some("gh") {
-        return Some("the GitHub CLI's token store");
-    }
-    if SORTED_SECRET_DIRS.contains(lower) {
-        return Some("a credentials directory");
-    }
-    if is_env_file(lower) {
-        return Some("an environment file");
-    }
-    if is_key_name(lower) {
-        return Some("a private key");
-    }
-    if SORTED_SECRET_NAMES.contains(lower) {
-        return Some("a credential store");
-    }
-    if has_secret_suffix(lower) {
-        return Some("a key, credential state or history file");
-    }
-    if lower.ends_with("history") && lower.starts_with('.') {
-        return Some("a history file");
-    }
-    if lower.starts_with("service-account") && lower.ends_with(".json") {
-        return Some("a service-account key");
-    }
-    if lower == "config.json" && prev.is_some_and(|p| p.eq_ignore_ascii_case(".docker")) {
-        return Some("a credential store");
-    }
-    // Every code suffix is a `.` and no other: a name ends with one just
-    // when its last `.ext` is one.
-    let code = lower
-        .rfind('.')
-        .is_some_and(|dot| SORTED_CODE_SUFFIXES.contains(&lower[dot..]));
-    if by_word && !code && has_secret_word(lower) {
-        return Some("a file named for a secret");
-    }
-    None
+    files::kind_of_components(parts, by_word)
 }
 
 /// Whether `.ext` is the suffix of a source or documentation file, which
 /// a secret never is named with.
 pub fn is_source_suffix(suffix: &str) -> bool {
-    SORTED_CODE_SUFFIXES.contains(suffix)
-}
-
-/// A name without the suffixes editors and people give backups, and
-/// those of compressed copies and archives: a compressed secret is a
-/// secret (`zcat server.key.gz` prints the key), and gzip and unzip open
-/// `NAME.gz`, `NAME.zip` when NAME is missing, which must be judged as
-/// NAME is. (`name` is in lower case.)
-fn strip_backup(name: &str) -> &str {
-    const BACKUPS: &[&str] = &[
-        ".bak", ".orig", ".old", ".save", ".backup", ".swp", "~", "-", ".gz", ".z", "-z", ".bz2",
-        ".xz", ".lzma", ".lz", ".zst", ".lz4", ".tar", ".tgz", ".tbz2", ".txz", ".zip", ".7z",
-    ];
-    let mut name = name;
-    while let Some(b) = BACKUPS
-        .iter()
-        .find(|b| name.len() > b.len() && name.ends_with(*b))
-    {
-        name = &name[..name.len() - b.len()];
-    }
-    name
+    files::is_code_suffix(suffix)
 }
 
 /// A name with the suffix of a source file (`.test`, which env files for
@@ -637,7 +391,7 @@ fn is_code_name(name: &str) -> bool {
     // Every source suffix is one `.ext`: the last one settles it.
     name.rfind('.')
         .map(|dot| &name[dot..])
-        .is_some_and(|ext| ext != ".test" && SORTED_CODE_SUFFIXES.contains(ext))
+        .is_some_and(|ext| ext != ".test" && files::is_code_suffix(ext))
 }
 
 /// Whether a glob (`*`, `?`, `[…]` read as one any character) can match
@@ -657,270 +411,11 @@ fn glob_can_match(glob: &[u8], text: &[u8]) -> bool {
     }
 }
 
-fn is_env_file(name: &str) -> bool {
-    // Source files are code (`env.py` is alembic's, `settings.env.ts` a
-    // module), unless they are dot-env files themselves (`.env.sh`).
-    if is_code_name(name) && !name.starts_with(".env") {
-        return false;
-    }
-    name.starts_with(".env")
-        || name.ends_with(".env")
-        || super::content::has(name, ".env.")
-        || super::content::has(name, ".env~")
-        || name == "env"
-        || name.starts_with("env.")
-}
-
-fn is_key_name(name: &str) -> bool {
-    const KEYS: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_xmss"];
-    KEYS.iter().any(|k| name.starts_with(k)) && !name.ends_with(".pub") && !is_code_name(name)
-}
-
-/// Whether a secret's word stands in `name` between word boundaries (a
-/// byte that is no ASCII letter or digit, or an end): one pass over the
-/// places where a word may start, the words compared there.
-fn has_secret_word(name: &str) -> bool {
-    let b = name.as_bytes();
-    (0..b.len()).any(|start| {
-        (start == 0 || !b[start - 1].is_ascii_alphanumeric())
-            && SECRET_WORD_STARTS[usize::from(b[start])]
-            && SECRET_WORDS.iter().any(|w| {
-                let end = start + w.len();
-                b[start..].starts_with(w.as_bytes())
-                    && (end == b.len() || !b[end].is_ascii_alphanumeric())
-            })
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const NO_CWD: Context = Context { cwd: None };
-
-    /// The sorted sets hold exactly their lists, in order, and answer as
-    /// a search of the list does.
-    #[test]
-    fn sorted_sets_are_their_lists() {
-        fn same<const N: usize>(sorted: &SortedWords<N>, list: &[&str]) {
-            let mut want = list.to_vec();
-            want.sort_by_key(|w| (w.len(), *w));
-            assert_eq!(sorted.0.to_vec(), want);
-            for w in list {
-                assert!(sorted.contains(w), "{w}");
-                let longer = format!("{w}x");
-                assert_eq!(sorted.contains(&longer), list.contains(&longer.as_str()));
-            }
-            for other in ["", "a", "src", "~", "zzzz", ".en", ".envs.", "id_rsa"] {
-                assert_eq!(sorted.contains(other), list.contains(&other), "{other}");
-            }
-        }
-        same(&SORTED_SECRET_DIRS, SECRET_DIRS);
-        same(&SORTED_SECRET_NAMES, SECRET_NAMES);
-        same(&SORTED_CODE_SUFFIXES, CODE_SUFFIXES);
-        for name in [
-            "x.pem",
-            "a_history",
-            "k-key.json",
-            "main.rs",
-            "notes",
-            "x.PEM",
-            "",
-        ] {
-            assert_eq!(
-                has_secret_suffix(name),
-                SECRET_SUFFIXES.iter().any(|s| name.ends_with(s)),
-                "{name}"
-            );
-        }
-    }
-
-    /// The secret check as it was first written (collecting the parts,
-    /// lowercasing each into a new string), for the one in use to be
-    /// compared with.
-    fn reference_class(parts: &[&str], by_word: bool) -> Option<&'static str> {
-        for (i, part) in parts.iter().enumerate() {
-            let lower = part.to_ascii_lowercase();
-            // A backup is what it backs up: `server.key.orig`, `cert.p12.bak`.
-            let lower = strip_backup(&lower).to_string();
-            let last = i + 1 == parts.len();
-            // git's config, in any letter case, in a submodule's store
-            // (`.git/modules/lib/config`) or a bare repository (`x.git/config`).
-            let in_git = || {
-                parts[..i].iter().any(|p| {
-                    let p = p.to_ascii_lowercase();
-                    p == ".git" || p.ends_with(".git")
-                })
-            };
-            if last && lower == "config" && in_git() {
-                return Some("git's config, whose remote URLs and headers can hold tokens");
-            }
-            if last && lower == "hosts.yml" && i > 0 && parts[i - 1] == "gh" {
-                return Some("the GitHub CLI's token store");
-            }
-            if SECRET_DIRS.contains(&lower.as_str()) && !last {
-                return Some("a credentials directory");
-            }
-            if SECRET_DIRS.contains(&lower.as_str()) && last {
-                return Some("a credentials directory");
-            }
-            if !last {
-                continue;
-            }
-            if is_env_file(&lower) {
-                return Some("an environment file");
-            }
-            if is_key_name(&lower) {
-                return Some("a private key");
-            }
-            if SECRET_NAMES.contains(&lower.as_str()) {
-                return Some("a credential store");
-            }
-            if SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s)) {
-                return Some("a key, credential state or history file");
-            }
-            if lower.ends_with("history") && lower.starts_with('.') {
-                return Some("a history file");
-            }
-            if lower.starts_with("service-account") && lower.ends_with(".json") {
-                return Some("a service-account key");
-            }
-            if lower == "config.json" && i > 0 && parts[i - 1].eq_ignore_ascii_case(".docker") {
-                return Some("a credential store");
-            }
-            if by_word
-                && !CODE_SUFFIXES.iter().any(|s| lower.ends_with(s))
-                && reference_secret_word(&lower)
-            {
-                return Some("a file named for a secret");
-            }
-        }
-        None
-    }
-
-    /// The secret-word check as first written: a search per word.
-    fn reference_secret_word(name: &str) -> bool {
-        let b = name.as_bytes();
-        SECRET_WORDS.iter().any(|w| {
-            if !crate::spec::content::has(name, w) {
-                return false;
-            }
-            let mut from = 0;
-            while let Some(at) = name[from..].find(w) {
-                let start = from + at;
-                let end = start + w.len();
-                let before = start == 0 || !b[start - 1].is_ascii_alphanumeric();
-                let after = end == b.len() || !b[end].is_ascii_alphanumeric();
-                if before && after {
-                    return true;
-                }
-                from = start + 1;
-            }
-            false
-        })
-    }
-
-    /// Paths to try the secret check on: every word of the spec examples
-    /// and near misses and of the corpus, each split on `=`, `:` and `,`
-    /// too, and each table entry in and below the places that change a
-    /// verdict (`.git`, `gh`, `.docker`), in upper case and with a backup
-    /// suffix.
-    fn secret_probes() -> Vec<String> {
-        let mut words: Vec<String> = Vec::new();
-        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-        let mut texts = crate::taxonomy::embedded_oracle_cases();
-        for file in [
-            "corpus/core.jsonl",
-            "corpus/agent-calls.jsonl",
-            "corpus/allow-list-traps.jsonl",
-            "corpus/shell-traps.jsonl",
-        ] {
-            if let Ok(text) = std::fs::read_to_string(format!("{root}/{file}")) {
-                texts.push(text);
-            }
-        }
-        for text in &texts {
-            for w in text.split(|c: char| c.is_whitespace() || c == '"' || c == '\'') {
-                words.push(w.to_string());
-                words.extend(w.split(['=', ':', ',']).map(str::to_string));
-            }
-        }
-        let names = SECRET_DIRS
-            .iter()
-            .chain(SECRET_NAMES)
-            .chain(SECRET_WORDS)
-            .copied()
-            .chain(SECRET_SUFFIXES.iter().map(|s| &s[..]))
-            .chain([
-                "config",
-                "hosts.yml",
-                "config.json",
-                "id_rsa",
-                "env",
-                ".env",
-                "a.rs",
-            ]);
-        for name in names {
-            for shape in [
-                name.to_string(),
-                name.to_ascii_uppercase(),
-                format!("x{name}"),
-                format!("{name}.bak~"),
-                format!("{name}.md"),
-                format!("my_{name}_x.txt"),
-            ] {
-                for dir in [
-                    "", ".git/", "x.GIT/m/", "gh/", "GH/", ".docker/", ".DOCKER/", "a/b/",
-                    ".ssh/x/",
-                ] {
-                    words.push(format!("{dir}{shape}"));
-                    words.push(format!("{shape}/{dir}"));
-                    words.push(format!("/{dir}{shape}/y"));
-                }
-            }
-        }
-        words.sort();
-        words.dedup();
-        words
-    }
-
-    /// The code-suffix test of a name's last `.ext` stands for `ends_with`
-    /// only while every suffix is one `.` and no other.
-    #[test]
-    fn every_code_suffix_is_one_dot_and_a_word() {
-        for s in CODE_SUFFIXES {
-            assert!(s.starts_with('.') && s.matches('.').count() == 1, "{s}");
-        }
-    }
-
-    /// The secret check reads a path's components as they come, without
-    /// collecting them or lowercasing the ones in lower case already: it
-    /// says what the first form says, of every probe.
-    #[test]
-    fn the_streaming_secret_check_agrees_with_the_first_form() {
-        let probes = secret_probes();
-        assert!(probes.len() > 10_000, "{}", probes.len());
-        let mut secrets = 0;
-        for w in &probes {
-            let parts: Vec<&str> = w.split('/').filter(|p| !p.is_empty()).collect();
-            for by_word in [true, false] {
-                let want = reference_class(&parts, by_word);
-                secrets += usize::from(want.is_some());
-                assert_eq!(secret_class_of(parts.iter().copied(), by_word), want, "{w}");
-            }
-            assert_eq!(
-                secret_file_class_of_path(w),
-                reference_class(&parts, false),
-                "{w}"
-            );
-            assert_eq!(secret_class(&parts), reference_class(&parts, true), "{w}");
-            let lower = w.to_ascii_lowercase();
-            for name in std::iter::once(lower.as_str()).chain(lower.split('/')) {
-                assert_eq!(has_secret_word(name), reference_secret_word(name), "{name}");
-            }
-        }
-        assert!(secrets > 1_000, "{secrets}");
-    }
 
     #[test]
     fn relative_paths_stay_inside_after_normalisation() {

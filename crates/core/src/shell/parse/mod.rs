@@ -13,7 +13,7 @@ use super::bytes::{fast_paths, is_meta, is_name_char, is_name_start, memchr_newl
 use super::line_masks::LineMasks;
 use super::plain_line::plain_line_into;
 use super::syntax::{
-    Limit, ParseError, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
+    Limit, ParseError, Place, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
 };
 use word::WordBuf;
 
@@ -172,6 +172,10 @@ pub(super) struct Parser<'a> {
     /// Which bytes of a short outermost script are plain (see
     /// [`LineMasks`]): a plain run is then measured without reading it.
     pub(super) plain: Option<u64>,
+    /// How many function bodies and loops enclose the cursor (for
+    /// [`Place`]).
+    functions: u32,
+    loops: u32,
 }
 
 /// How many word lists of the script before a reader keeps for reuse.
@@ -198,6 +202,18 @@ impl<'a> Parser<'a> {
             spare_words: Default::default(),
             spare_count: 0,
             plain: None,
+            functions: 0,
+            loops: 0,
+        }
+    }
+
+    /// The place of a command read at the cursor now, as far as the
+    /// reader knows it when the command starts.
+    fn place(&self) -> Place {
+        Place {
+            in_function: self.functions > 0,
+            in_loop: self.loops > 0,
+            ..Place::default()
         }
     }
 
@@ -293,6 +309,7 @@ impl<'a> Parser<'a> {
     fn read_heredoc_bodies(&mut self) {
         let pending = std::mem::take(&mut self.heredocs);
         for doc in pending {
+            let body_start = self.pos;
             let mut body = String::new();
             let mut found = false;
             while self.pos < self.src.len() {
@@ -318,10 +335,17 @@ impl<'a> Parser<'a> {
             let _ = found; // bash accepts a missing delimiter at end of input
             if !doc.quoted {
                 let nested = parse_heredoc_expansions(&body, self.depth + 1);
-                self.absorb(nested);
+                self.absorb(nested, body_start);
             }
             if let Some(i) = doc.cmd {
                 if let Some(cmd) = self.out.get_mut(i) {
+                    // From the first body's start to this one's end.
+                    let docs = &mut cmd.place.heredocs;
+                    let start = match docs.start < docs.end {
+                        true => docs.start,
+                        false => body_start,
+                    };
+                    *docs = start..self.pos;
                     cmd.stdin = Some(StdinText {
                         text: body,
                         literal: doc.quoted,
@@ -331,8 +355,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Merges a nested script's findings (commands run by substitution).
-    pub(super) fn absorb(&mut self, nested: Script) {
+    /// Merges a nested script's findings (commands run by substitution),
+    /// read from text derived from this one's that starts at byte `origin`
+    /// (see [`Place::origin`]).
+    pub(super) fn absorb(&mut self, nested: Script, origin: usize) {
         if self.limit.is_none() {
             self.limit = nested.limit;
         }
@@ -342,6 +368,9 @@ impl<'a> Parser<'a> {
         for mut cmd in nested.commands {
             cmd.in_substitution = true;
             cmd.pipeline = usize::MAX;
+            cmd.place.origin = Some(origin);
+            cmd.place.in_function |= self.functions > 0;
+            cmd.place.in_loop |= self.loops > 0;
             self.push_command(cmd);
         }
     }
@@ -462,6 +491,23 @@ impl<'a> Parser<'a> {
         self.pipeline = id;
         self.stage = 0;
         self.skip_blanks();
+        let (start, first) = (self.pos, self.out.len());
+        self.parse_stages(id);
+        if self.stage > 0 && self.pipeline == id {
+            // Inner pipelines finished first: the outermost one has the
+            // last word.
+            let mut end = self.pos.min(self.src.len());
+            while end > start && matches!(self.src[end - 1], b' ' | b'\t' | b'\n') {
+                end -= 1;
+            }
+            for cmd in self.out.iter_mut().skip(first) {
+                cmd.place.pipeline = start..end;
+            }
+        }
+    }
+
+    /// The stages of pipeline `id`, from the cursor.
+    fn parse_stages(&mut self, id: usize) {
         // `!` and `time [-p]` prefix a whole pipeline.
         loop {
             if self.at_reserved("!") {
@@ -615,14 +661,18 @@ impl<'a> Parser<'a> {
         } else if self.at_reserved("while") || self.at_reserved("until") {
             self.mark_structured();
             self.pos += 5;
+            self.loops += 1;
             self.parse_body_list();
             if self.expect_reserved("do") {
                 self.parse_body_list();
                 self.expect_reserved("done");
             }
+            self.loops -= 1;
             true
         } else if self.at_reserved("for") || self.at_reserved("select") {
+            self.loops += 1;
             self.parse_for();
+            self.loops -= 1;
             true
         } else if self.at_reserved("case") {
             self.parse_case();
@@ -637,7 +687,9 @@ impl<'a> Parser<'a> {
                 self.pos += 2;
             }
             self.skip_linebreaks();
+            self.functions += 1;
             self.parse_command();
+            self.functions -= 1;
             true
         } else if self.starts_with(b"[[") && self.peek_at(2).is_none_or(is_meta) {
             self.parse_conditional();
@@ -814,6 +866,7 @@ impl<'a> Parser<'a> {
             stage: self.stage,
             in_substitution: self.subst_level > 0,
             upstream: if self.stage == 0 { self.upstream } else { None },
+            place: self.place(),
             ..SimpleCommand::default()
         };
         loop {
@@ -866,6 +919,7 @@ impl<'a> Parser<'a> {
             stage: self.stage,
             in_substitution: self.subst_level > 0,
             upstream: if self.stage == 0 { self.upstream } else { None },
+            place: self.place(),
             ..SimpleCommand::default()
         };
         let start = self.pos;
@@ -899,6 +953,7 @@ impl<'a> Parser<'a> {
             stage: self.stage,
             in_substitution: self.subst_level > 0,
             upstream: if self.stage == 0 { self.upstream } else { None },
+            place: self.place(),
             ..SimpleCommand::default()
         };
         let mut heredoc_marks: Vec<usize> = Vec::new();
@@ -931,7 +986,9 @@ impl<'a> Parser<'a> {
                         self.pos += 1;
                         self.mark_structured();
                         self.skip_linebreaks();
+                        self.functions += 1;
                         self.parse_command();
+                        self.functions -= 1;
                         return;
                     }
                     self.pos = save;

@@ -650,6 +650,8 @@ impl Parser<'_> {
         w.substitution = true;
         self.mark_structured();
         self.pos += 1;
+        // Where the backquoted text starts: the nested commands' place.
+        let open = self.pos;
         let mut inner = Vec::new();
         loop {
             let Some(b) = self.peek() else {
@@ -681,7 +683,7 @@ impl Parser<'_> {
         if let Some(err) = nested.error.clone() {
             self.fail(&format!("in backquoted command: {}", err.message));
         }
-        self.absorb(nested);
+        self.absorb(nested, open);
     }
 
     /// Past the depth limit: skips to the matching `)` without recursion.

@@ -1,0 +1,2 @@
+def total(items):
+    return sum(i.count for i in items)

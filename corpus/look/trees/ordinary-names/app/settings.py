@@ -1,0 +1,5 @@
+# Deployment settings
+DEBUG = False
+REGION = 'eu-west-1'
+AWS_ACCESS_KEY_ID = 'AKIAUJZDEGXDNCF32EPF'
+AWS_SECRET_ACCESS_KEY = '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'

@@ -1,0 +1,168 @@
+//! What a call would touch: the files it reads, the trees it walks, the
+//! git objects it prints, and where each part of it runs.
+//!
+//! The classifier reads words, not the world: it can say that `cat
+//! deploy/cluster.yaml` reads one project file, but not whether that file
+//! holds a token. The reach is what it hands to whoever can look (the
+//! hook, `scan --look`, a runtime through [`look`](crate::look)), computed
+//! by the same spec roles that made the verdict, so the look checks exactly
+//! what the words were judged to read.
+
+use serde::Serialize;
+
+/// Everything a call would read, in the order its words name it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Reach {
+    /// Each thing read.
+    pub touches: Vec<Touch>,
+    /// Why text alone cannot clear some of those reads (a tree search of
+    /// the working directory, a system file, a sibling folder): only a
+    /// clean look lets the gate allow the call. Empty when the words alone
+    /// clear every read.
+    pub needs_look: Vec<String>,
+}
+
+impl Reach {
+    /// Whether the call reads nothing a look would check.
+    pub fn is_empty(&self) -> bool {
+        self.touches.is_empty()
+    }
+
+    pub(crate) fn add(&mut self, touch: Touch) {
+        if !self.touches.contains(&touch) {
+            self.touches.push(touch);
+        }
+    }
+
+    pub(crate) fn note_needs_look(&mut self, why: String) {
+        if !self.needs_look.contains(&why) {
+            self.needs_look.push(why);
+        }
+    }
+}
+
+/// One thing a call reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Touch {
+    /// Which part of a list or pipeline reads it (0 for a simple command).
+    pub part: usize,
+    /// Where that part runs when an earlier `cd` or `pushd` moved the
+    /// shell: the directory as written, relative to the call's working
+    /// directory or absolute. `None`: the call's working directory.
+    pub dir: Option<String>,
+    /// What is read.
+    pub target: Target,
+}
+
+/// What a [`Touch`] reads.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Target {
+    /// A file (or a directory listed, not walked), as written.
+    File {
+        /// The path.
+        path: String,
+    },
+    /// Every file below a directory (`grep -r`, `rg`, `find`).
+    Tree {
+        /// The directory.
+        path: String,
+    },
+    /// The files a glob the shell expands names (`cat src/*.rs`).
+    Glob {
+        /// The glob as written.
+        pattern: String,
+    },
+    /// A git object printed: a revision's blob (`REV:path`), or what a
+    /// revision's commits change (`git show REV`, `git diff REV`).
+    GitObject {
+        /// The revision as written (`HEAD~2`, `main@{yesterday}`).
+        rev: String,
+        /// The path inside the revision's tree, for `REV:path`.
+        path: Option<String>,
+    },
+}
+
+impl Target {
+    /// The path or pattern a person would recognise it by.
+    pub fn shown(&self) -> String {
+        match self {
+            Target::File { path } | Target::Tree { path } => path.clone(),
+            Target::Glob { pattern } => pattern.clone(),
+            Target::GitObject { rev, path: Some(p) } => format!("{rev}:{p}"),
+            Target::GitObject { rev, path: None } => rev.clone(),
+        }
+    }
+}
+
+/// What a look at a call's reach found (see [`look`](crate::look)).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", content = "reason", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Nothing the call reads holds a secret, as far as the look saw.
+    Clear,
+    /// The call would read a secret: the reason names the file, the line
+    /// and the kind of secret, never its value.
+    Secret(String),
+    /// The look could not settle it: why.
+    Unsettled(String),
+}
+
+/// Splits `REV:path` where git does: at the first colon that is not
+/// inside a `^{…}` or `@{…}` suffix, whose text may hold colons
+/// (`HEAD^{/fix: typo}:secret.env`, `main@{2024-01-01 10:00:00}:.env`).
+/// A leading `:N:` (an index stage) is part of the revision. `None` when
+/// the word holds no such colon (a plain revision).
+pub fn split_rev_path(word: &str) -> Option<(&str, &str)> {
+    let bytes = word.as_bytes();
+    // `:0:path`, `:path`: the index, the revision is the stage.
+    if let Some(rest) = word.strip_prefix(':') {
+        let stage_end = rest
+            .find(':')
+            .filter(|&at| at > 0 && rest[..at].bytes().all(|b| b.is_ascii_digit()));
+        return Some(match stage_end {
+            Some(at) => (&word[..at + 2], &rest[at + 1..]),
+            None => (":", rest),
+        });
+    }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' if i > 0 && matches!(bytes[i - 1], b'^' | b'@') => depth += 1,
+            b'}' if depth > 0 => depth -= 1,
+            b':' if depth == 0 => return Some((&word[..i], &word[i + 1..])),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rev_and_path_split_where_git_splits_them() {
+        for (word, want) in [
+            ("HEAD:src/main.rs", Some(("HEAD", "src/main.rs"))),
+            (
+                "HEAD^{/fix: typo}:.env",
+                Some(("HEAD^{/fix: typo}", ".env")),
+            ),
+            (
+                "main@{2024-01-01 10:00:00}:.env",
+                Some(("main@{2024-01-01 10:00:00}", ".env")),
+            ),
+            ("v1^{tree}:a:b", Some(("v1^{tree}", "a:b"))),
+            (":0:.env", Some((":0:", ".env"))),
+            (":.env", Some((":", ".env"))),
+            ("HEAD~2", None),
+            ("HEAD^{/fix: typo}", None),
+            ("main@{1}", None),
+        ] {
+            assert_eq!(split_rev_path(word), want, "{word}");
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! Secret files by name: `taxonomy/secrets/files.toml` as a matcher of
+//! paths. The first check of a path, before any content is read (and the
+//! only one where nothing can be read, as in the classifier).
+//!
+//! A path is compared in ASCII lower case, component by component (its
+//! `/`-separated, non-empty parts), each with its backup, compression and
+//! archive suffixes stripped (`server.key.orig`, `id_rsa.tgz`: a copy of a
+//! secret is the secret). The tables are tried in the order `dirs`,
+//! `names`, `suffixes`, `paths`, `words`, each type's in file order; the
+//! first that matches names the kind. `tests/secrets_data_check.py` holds
+//! the reference matcher these rules follow.
+
+use std::borrow::Cow;
+
+use super::data::{FileRule, FileTableData, FILE_TABLES};
+
+/// Backup, compression and archive suffixes, stripped from every component
+/// again and again (`x.pem.gz.bak` is `x.pem`).
+const BACKUPS: &[&str] = &[
+    ".bak", ".orig", ".old", ".save", ".backup", ".swp", "~", "-", ".gz", ".z", "-z", ".bz2",
+    ".xz", ".lzma", ".lz", ".zst", ".lz4", ".tar", ".tgz", ".tbz2", ".txz", ".zip", ".7z",
+];
+
+/// A name without the suffixes people and tools give backups and
+/// compressed or archived copies: gzip and unzip also open `NAME.gz`,
+/// `NAME.zip` when NAME is missing, which must be judged as NAME is.
+/// (`name` is in lower case.)
+pub(crate) fn strip_backup(name: &str) -> &str {
+    let mut name = name;
+    while let Some(b) = BACKUPS
+        .iter()
+        .find(|b| name.len() > b.len() && name.ends_with(*b))
+    {
+        name = &name[..name.len() - b.len()];
+    }
+    name
+}
+
+/// The kind of secret the path whose components `parts` yields is, by
+/// name, if it is one (`Some("a private key or keystore")`). With
+/// `by_word` false the `[[words]]` tables are left out: for a word that
+/// only might be a file's name.
+///
+/// It allocates only for a component with upper-case letters.
+pub fn kind_of_components<'p>(
+    parts: impl IntoIterator<Item = &'p str>,
+    by_word: bool,
+) -> Option<&'static str> {
+    let lowered: smallvec::SmallVec<[Cow<'p, str>; 12]> = parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            if p.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(p.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(p)
+            }
+        })
+        .collect();
+    let comps: smallvec::SmallVec<[&str; 12]> = lowered.iter().map(|c| strip_backup(c)).collect();
+    let last = *comps.last()?;
+    FILE_TABLES
+        .iter()
+        .filter(|t| by_word || !matches!(t.rule, FileRule::Words { .. }))
+        .find(|t| table_matches(t, &comps, last))
+        .map(|t| t.kind)
+}
+
+/// [`kind_of_components`] of a path as written, `/`-separated.
+pub fn kind_of_path(path: &str, by_word: bool) -> Option<&'static str> {
+    kind_of_components(path.split('/'), by_word)
+}
+
+fn table_matches(t: &FileTableData, comps: &[&str], last: &str) -> bool {
+    if t.except_suffixes.iter().any(|s| last.ends_with(s)) {
+        return false;
+    }
+    match t.rule {
+        FileRule::Dirs(dirs) => dirs.iter().any(|d| comps.windows(d.len()).any(|w| w == *d)),
+        FileRule::Names(names) => names.binary_search(&last).is_ok(),
+        FileRule::Suffixes(suffixes) => suffixes.iter().any(|s| last.ends_with(s)),
+        FileRule::Paths(paths) => paths.iter().any(|p| glob_tail(p, comps)),
+        FileRule::Words {
+            words,
+            code_suffixes,
+        } => {
+            let code = last
+                .rfind('.')
+                .is_some_and(|dot| code_suffixes.binary_search(&&last[dot..]).is_ok());
+            !code && words.iter().any(|w| word_at_boundary(last, w))
+        }
+    }
+}
+
+/// Whether `pat` (components; `**` stands for any number of them) matches
+/// the trailing components of `comps`, starting at any of them.
+fn glob_tail(pat: &[&str], comps: &[&str]) -> bool {
+    // The last pattern component is always a name: most paths are settled
+    // by it alone.
+    match (pat.last(), comps.last()) {
+        (Some(p), Some(c)) if glob_one(p, c) => {}
+        _ => return false,
+    }
+    (0..comps.len()).any(|start| match_from(pat, &comps[start..]))
+}
+
+/// Whether `pat` matches all of `comps`.
+fn match_from(pat: &[&str], comps: &[&str]) -> bool {
+    match pat.split_first() {
+        None => comps.is_empty(),
+        Some((&"**", rest)) => (0..=comps.len()).any(|k| match_from(rest, &comps[k..])),
+        Some((p, rest)) => comps
+            .split_first()
+            .is_some_and(|(c, more)| glob_one(p, c) && match_from(rest, more)),
+    }
+}
+
+/// Whether the glob `pat` (`*`: any run of characters; all else literal)
+/// matches `text` whole.
+fn glob_one(pat: &str, text: &str) -> bool {
+    let mut parts = pat.split('*');
+    let Some(first) = parts.next() else {
+        return pat == text;
+    };
+    let rest: smallvec::SmallVec<[&str; 4]> = parts.collect();
+    let Some((last, mids)) = rest.split_last() else {
+        return pat == text;
+    };
+    let Some(mut pos) = text.starts_with(first).then_some(first.len()) else {
+        return false;
+    };
+    for mid in mids {
+        match text[pos..].find(mid) {
+            Some(k) => pos += k + mid.len(),
+            None => return false,
+        }
+    }
+    text.len() - pos >= last.len() && text.ends_with(last)
+}
+
+/// Whether `word` stands in `name` between word boundaries: a byte that
+/// is no ASCII letter or digit, or an end.
+fn word_at_boundary(name: &str, word: &str) -> bool {
+    let b = name.as_bytes();
+    let mut from = 0;
+    while let Some(at) = name[from..].find(word) {
+        let start = from + at;
+        let end = start + word.len();
+        let before = start == 0 || !b[start - 1].is_ascii_alphanumeric();
+        let after = end == b.len() || !b[end].is_ascii_alphanumeric();
+        if before && after {
+            return true;
+        }
+        from = start + 1;
+    }
+    false
+}
+
+/// The secret names of the `[[names]]` tables and the one-component names
+/// of the `[[dirs]]` tables: what a glob of file names could expand to.
+pub fn whole_names() -> impl Iterator<Item = &'static str> {
+    FILE_TABLES
+        .iter()
+        .flat_map(|t| -> Box<dyn Iterator<Item = &'static str>> {
+            match t.rule {
+                FileRule::Names(names) => Box::new(names.iter().copied()),
+                FileRule::Dirs(dirs) => {
+                    Box::new(dirs.iter().filter(|d| d.len() == 1).map(|d| d[0]))
+                }
+                _ => Box::new(std::iter::empty()),
+            }
+        })
+}
+
+/// Whether `.ext` is the suffix of a source or documentation file, which
+/// a secret is never named with (the `[[words]]` tables' `code_suffixes`).
+pub fn is_code_suffix(suffix: &str) -> bool {
+    FILE_TABLES.iter().any(|t| match t.rule {
+        FileRule::Words { code_suffixes, .. } => code_suffixes.binary_search(&suffix).is_ok(),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_as_the_reference_does() {
+        assert!(glob_one(".env*", ".env"));
+        assert!(glob_one(".env*", ".envrc"));
+        assert!(!glob_one(".env*", "x.env"));
+        assert!(glob_one(
+            "*firebase-adminsdk*.json",
+            "a-firebase-adminsdk-x.json"
+        ));
+        assert!(!glob_one("*.env.*", ".env"));
+        assert!(glob_one("*.env.*", "a.env.b"));
+        assert!(glob_one("krb5cc_*", "krb5cc_1000"));
+        assert!(glob_tail(
+            &["*.git", "**", "config"],
+            &["x", ".git", "config"]
+        ));
+        assert!(glob_tail(
+            &["*.git", "**", "config"],
+            &[".git", "modules", "a", "config"]
+        ));
+        assert!(!glob_tail(&["*.git", "**", "config"], &["config"]));
+        assert!(glob_tail(
+            &["proc", "*", "environ"],
+            &["proc", "self", "environ"]
+        ));
+    }
+
+    #[test]
+    fn kinds_come_from_the_first_table_that_matches() {
+        assert_eq!(
+            kind_of_path("/home/u/.ssh/id_rsa", true),
+            Some("a credentials directory")
+        );
+        assert_eq!(kind_of_path("keys/ID_ED25519", true), Some("a private key"));
+        assert_eq!(
+            kind_of_path("server.key.orig", true),
+            Some("a private key or keystore")
+        );
+        assert_eq!(
+            kind_of_path("config/secrets.yaml", true),
+            Some("a file named for a secret")
+        );
+        assert_eq!(kind_of_path("config/secrets.yaml", false), None);
+        assert_eq!(kind_of_path("src/tokenizer.py", true), None);
+        assert_eq!(kind_of_path("", true), None);
+    }
+}
