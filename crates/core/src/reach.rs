@@ -73,6 +73,13 @@ pub enum Target {
         /// The glob as written.
         pattern: String,
     },
+    /// A file the command prints decoded or transformed (`zcat`, `base64
+    /// -d`, `iconv`, `rev`): the detectors cannot see what it would print
+    /// in the bytes it reads.
+    Decoded {
+        /// The path.
+        path: String,
+    },
     /// A git object printed: a revision's blob (`REV:path`), or what a
     /// revision's commits change (`git show REV`, `git diff REV`).
     GitObject {
@@ -87,7 +94,9 @@ impl Target {
     /// The path or pattern a person would recognise it by.
     pub fn shown(&self) -> String {
         match self {
-            Target::File { path } | Target::Tree { path } => path.clone(),
+            Target::File { path } | Target::Tree { path } | Target::Decoded { path } => {
+                path.clone()
+            }
             Target::Glob { pattern } => pattern.clone(),
             Target::GitObject { rev, path: Some(p) } => format!("{rev}:{p}"),
             Target::GitObject { rev, path: None } => rev.clone(),

@@ -152,47 +152,67 @@ impl Walk<'_, '_> {
                     }
                     _ => self.ctx,
                 };
-                let verdict = if let Some(notes) = &notes {
-                    if plain {
-                        crate::spec::check_args_reaching(
+                let judge = |ctx: &crate::spec::Context<'_>,
+                             notes: Option<&crate::spec::ReachNotes>| {
+                    match notes {
+                        Some(notes) if plain => crate::spec::check_args_reaching(
                             &tax.specs,
                             spec,
                             &name,
                             &texts[1..],
                             &globs,
-                            &ctx,
+                            ctx,
                             notes,
-                        )
-                    } else {
-                        crate::spec::check_reaching(&tax.specs, texts, &globs, &ctx, notes)
+                        ),
+                        Some(notes) => {
+                            crate::spec::check_reaching(&tax.specs, texts, &globs, ctx, notes)
+                        }
+                        None if plain && !self.reasons => crate::spec::check_args_unexplained(
+                            &tax.specs,
+                            spec,
+                            &name,
+                            &texts[1..],
+                            &globs,
+                            ctx,
+                        ),
+                        None if plain => crate::spec::check_args(
+                            &tax.specs,
+                            spec,
+                            &name,
+                            &texts[1..],
+                            &globs,
+                            ctx,
+                        ),
+                        None => crate::spec::check(&tax.specs, texts, &globs, ctx),
                     }
-                } else if self.parts.dir.is_some() && part_top && !self.reasons {
-                    crate::spec::check_args_unexplained(
-                        &tax.specs,
-                        spec,
-                        &name,
-                        &texts[1..],
-                        &globs,
-                        &ctx,
-                    )
-                } else if self.parts.dir.is_some() && part_top && plain {
-                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &globs, &ctx)
-                } else if self.parts.dir.is_some() && part_top {
-                    crate::spec::check(&tax.specs, texts, &globs, &ctx)
-                } else if plain && !self.reasons {
-                    crate::spec::check_args_unexplained(
-                        &tax.specs,
-                        spec,
-                        &name,
-                        &texts[1..],
-                        &globs,
-                        &self.ctx,
-                    )
-                } else if plain {
-                    crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], &globs, &self.ctx)
-                } else {
-                    crate::spec::check(&tax.specs, texts, &globs, &self.ctx)
                 };
+                let mut verdict = judge(&ctx, notes.as_ref());
+                // A `cd` can fail (`cd x || cat f`, `cd x; cat f`) or run in
+                // a subshell of its own (`cd x | cat f`): a later part is
+                // judged from where the call started as well.
+                let unmoved = (part_top && self.parts.dir.is_some()).then(|| {
+                    let notes = self
+                        .reach
+                        .as_ref()
+                        .map(|_| crate::spec::ReachNotes::new(self.parts.index, None));
+                    let v = judge(&self.ctx, notes.as_ref());
+                    (v, notes)
+                });
+                let mut unmoved_notes = None;
+                if let Some((v, n)) = unmoved {
+                    verdict = verdict.and_then(|kept| v.map(|_| kept));
+                    unmoved_notes = n;
+                }
+                if let (Some(extra), Some(notes)) = (unmoved_notes, notes.as_ref()) {
+                    let extra = extra.reach.take();
+                    let mut mine = notes.reach.borrow_mut();
+                    for touch in extra.touches {
+                        mine.add(touch);
+                    }
+                    for why in extra.needs_look {
+                        mine.note_needs_look(why);
+                    }
+                }
                 match verdict {
                     Ok(v) => {
                         let needs_look = notes.as_ref().is_some_and(|n| {

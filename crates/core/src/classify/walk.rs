@@ -285,19 +285,24 @@ impl<'c, 's> Walk<'c, 's> {
                         }
                         None => self.ctx,
                     };
+                    // (A `cd` can fail: from where the call started too.)
                     let plain_file = r.target.literal
                         && !r.target.glob
-                        && crate::spec::paths::check(&r.target.text, &ctx, false).is_ok();
+                        && crate::spec::paths::check(&r.target.text, &ctx, false).is_ok()
+                        && crate::spec::paths::check(&r.target.text, &self.ctx, false).is_ok();
                     if !plain_file {
                         self.refuse_safe("reads a file through a redirection");
                     } else if let Some(reach) = self.reach.as_mut() {
-                        reach.add(crate::reach::Touch {
-                            part: self.parts.index,
-                            dir,
-                            target: crate::reach::Target::File {
-                                path: r.target.text.clone(),
-                            },
-                        });
+                        let moved = dir.is_some();
+                        for dir in [dir, None].into_iter().take(1 + usize::from(moved)) {
+                            reach.add(crate::reach::Touch {
+                                part: self.parts.index,
+                                dir,
+                                target: crate::reach::Target::File {
+                                    path: r.target.text.to_string(),
+                                },
+                            });
+                        }
                     }
                 }
                 kind if kind.writes() => {

@@ -230,8 +230,10 @@ impl Walker<'_> {
 
     /// The directory a part runs in.
     fn base(&self, touch: &Touch) -> PathBuf {
+        // The shell's `cd` is logical: `cd link/..` is back where it
+        // started, whatever the link points at.
         match &touch.dir {
-            Some(dir) => self.site.cwd.join(dir),
+            Some(dir) => places::lexical(&self.site.cwd.join(dir)),
             None => self.site.cwd.clone(),
         }
     }
@@ -243,6 +245,9 @@ impl Walker<'_> {
             Target::File { path } => self.file(&base.join(path), path),
             Target::Tree { path } => self.tree(&base.join(path), path),
             Target::Glob { pattern } => self.glob(&base, pattern),
+            Target::Decoded { path } => Err(Stop::Unsettled(format!(
+                "prints `{path}` decoded or transformed, which the look cannot scan as it would be printed"
+            ))),
             Target::GitObject { .. } => Err(Stop::Unsettled(format!(
                 "prints the git object `{}`, which the look does not read",
                 touch.target.shown()
@@ -472,6 +477,14 @@ pub fn shell_glob_match(pattern: &str, name: &str) -> bool {
     if name.starts_with('.') && !pattern.starts_with('.') {
         return false;
     }
+    // A `?` or `[…]` matches one character in the shell's locale, which
+    // may be a byte or a UTF-8 sequence: over a name that is not ASCII
+    // (or not UTF-8, read lossily here) either counts as `*`, so that the
+    // look reads at least every file the shell could expand to.
+    if !name.is_ascii() {
+        let loose = loosen(pattern);
+        return go_loose(&loose, name);
+    }
     fn go(p: &[u8], n: &[u8]) -> bool {
         match p.first() {
             None => n.is_empty(),
@@ -505,6 +518,43 @@ pub fn shell_glob_match(pattern: &str, name: &str) -> bool {
         }
     }
     go(pattern.as_bytes(), name.as_bytes())
+}
+
+/// A glob with each `?` and `[…]` widened to `*`.
+fn loosen(pattern: &str) -> String {
+    let mut out = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '?' => out.push('*'),
+            '[' => {
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        break;
+                    }
+                }
+                out.push('*');
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `*` and literal characters only, by characters.
+fn go_loose(pattern: &str, name: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == name,
+        Some((head, rest)) => {
+            let Some(tail) = name.strip_prefix(head) else {
+                return false;
+            };
+            tail.char_indices()
+                .map(|(i, _)| i)
+                .chain([tail.len()])
+                .any(|i| go_loose(rest, &tail[i..]))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -78,11 +78,13 @@ impl Places {
                 return Place::Project;
             }
         }
-        if self.temp.iter().any(|t| path.starts_with(t)) {
-            return Place::System;
-        }
+        // A home first: one kept under the temporary directory (as in
+        // containers and CI) is still private.
         if self.homes.iter().any(|h| path.starts_with(h)) || is_home_shaped(&parts) {
             return Place::Private;
+        }
+        if self.temp.iter().any(|t| path.starts_with(t)) {
+            return Place::System;
         }
         if first.is_some_and(|f| SYSTEM_ROOTS.contains(&f))
             || parts.starts_with(&["var".into(), "log".into()])

@@ -319,6 +319,11 @@ fn shell_globs_match_as_the_shell_does() {
         ("f[!0-9].txt", "f7.txt", false),
         ("f[!0-9].txt", "fa.txt", true),
         ("*.rs", "main.py", false),
+        // One character in the shell's locale may be several bytes: over
+        // a name that is not ASCII, `?` and `[…]` count as `*`.
+        ("?.py", "é.py", true),
+        ("k?.py", "k\u{fffd}.py", true),
+        ("??.py", "é.py", true),
     ] {
         assert_eq!(shell_glob_match(p, n), want, "{p} {n}");
     }
@@ -335,4 +340,34 @@ fn a_working_directory_in_a_home_is_no_project() {
     assert_eq!(s.places.project, None);
     let s = Site::here(&w, Path::new("/home/ann/proj/src"), None);
     assert_eq!(s.places.project, Some(PathBuf::from("/home/ann/proj")));
+}
+
+#[test]
+fn cd_is_logical_as_the_shell_s_is() {
+    let w = world()
+        .file("/home/ann/proj/src/keys.py", KEY_LINE)
+        .link("/home/ann/proj/L", "/home/ann/proj/src/inner");
+    let r = Reach {
+        touches: vec![Touch {
+            part: 1,
+            dir: Some("L/..".into()),
+            target: file("src/keys.py"),
+        }],
+        needs_look: Vec::new(),
+    };
+    assert!(matches!(
+        look(&r, &site(), &w, &Budget::default()).outcome,
+        Outcome::Secret(_)
+    ));
+}
+
+#[test]
+fn a_home_under_the_temporary_directory_stays_private() {
+    let places = Places {
+        project: Some(PathBuf::from("/tmp/h/proj")),
+        homes: vec![PathBuf::from("/tmp/h")],
+        temp: vec![PathBuf::from("/tmp")],
+    };
+    assert_eq!(places.place_of(Path::new("/tmp/h/private.txt")), Place::Private);
+    assert_eq!(places.place_of(Path::new("/tmp/build.log")), Place::System);
 }

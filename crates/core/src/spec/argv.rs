@@ -166,6 +166,10 @@ struct Reader<'s, 'c> {
     /// Where the reads are noted, when the caller will look at them; a
     /// read only a look can clear is then noted instead of refused.
     reach: Option<&'c ReachNotes>,
+    /// The command being read takes its numbers as counts, sizes or
+    /// durations that bound how long it runs or how much it prints
+    /// ([`BOUNDED_NUMBERS`]).
+    bounded: std::cell::Cell<bool>,
 }
 
 /// The reads a [`Reader`] noted, for a caller that will look.
@@ -281,6 +285,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             given: std::cell::RefCell::new(Given::default()),
             reasons: true,
             reach: None,
+            bounded: std::cell::Cell::new(false),
         }
     }
 
@@ -298,7 +303,16 @@ impl<'s, 'c> Reader<'s, 'c> {
                 .borrow_mut()
                 .note_needs_look(format!("`{w}`: {why}"));
         }
-        notes.touch(if tree {
+        let decodes = {
+            let current = notes.current.borrow();
+            let name = current.split(' ').next().unwrap_or("");
+            DECODERS.contains(&name)
+        };
+        notes.touch(if decodes {
+            Target::Decoded {
+                path: w.to_string(),
+            }
+        } else if tree {
             Target::Tree {
                 path: w.to_string(),
             }
@@ -371,6 +385,8 @@ impl<'s, 'c> Reader<'s, 'c> {
                 return Ok(Verdict { spec, help: true });
             }
         }
+        self.bounded
+            .set(BOUNDED_NUMBERS.contains(&path.split(' ').next().unwrap_or("")));
         if let Some(notes) = self.reach {
             path.clone_into(&mut notes.current.borrow_mut());
         }
@@ -479,10 +495,9 @@ impl<'s, 'c> Reader<'s, 'c> {
             let printed = |t: &crate::reach::Touch| {
                 matches!(t.target, crate::reach::Target::GitObject { .. })
             };
-            let implicit_head = matches!(
-                path,
-                "git show" | "git log" | "git whatchanged" | "git stash show" | "git reflog"
-            );
+            // (`git diff` and `git status -v` print the index's changes,
+            // `git grep` searches the tracked files: noted as HEAD's.)
+            let implicit_head = path.starts_with("git ") && path != "git cat-file";
             if implicit_head
                 && self.prints_revisions(path)
                 && !notes.reach.borrow().touches.iter().any(printed)
@@ -967,7 +982,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::EnvName if super::format::NON_SECRET_VARIABLES.binary_search(&w).is_err() => {
                 refuse("not a variable known to hold no secret: any other may hold a token".into())
             }
-            Role::Number if !number_within_bound(w) => refuse(format!(
+            Role::Number if self.bounded.get() && !number_within_bound(w) => refuse(format!(
                 "a number beyond {MAX_NUMBER}, the bound for a safe count, size or duration"
             )),
             Role::Text | Role::PlusFormat if w.contains('%') => {
@@ -1000,6 +1015,15 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::Pathspec => self.pathspec(w, tree),
             Role::Rev => self.rev(w),
             Role::RevOrPath => {
+                // A word git may read as a revision (`git diff HEAD~2`,
+                // `git blame HEAD~2 f`) prints that revision's contents
+                // where the command prints revisions.
+                if let Some(notes) = self.reach {
+                    let prints = self.prints_revisions(&notes.current.borrow());
+                    if prints && !w.contains(':') && !w.starts_with('-') {
+                        self.prints_revision(w, None);
+                    }
+                }
                 if w.contains(':') {
                     self.rev(w)
                 } else if w.starts_with('-') {
@@ -1102,15 +1126,36 @@ impl<'s, 'c> Reader<'s, 'c> {
             "-U",
             "--patch-with-stat",
             "--patch-with-raw",
+            "--cc",
+            "-c",
+            "--dd",
+            "--binary",
+            "-v",
+            "--verbose",
         ]
         .iter()
         .any(|o| given.has(o));
         matches!(
             path,
-            "git show" | "git diff" | "git difftool" | "git grep" | "git cat-file" | "git blame"
+            "git show"
+                | "git diff"
+                | "git difftool"
+                | "git diff-files"
+                | "git diff-index"
+                | "git diff-tree"
+                | "git grep"
+                | "git cat-file"
+                | "git blame"
+                | "git annotate"
         ) || (matches!(
             path,
-            "git log" | "git stash show" | "git whatchanged" | "git reflog"
+            "git log"
+                | "git stash show"
+                | "git whatchanged"
+                | "git reflog"
+                | "git reflog show"
+                | "git status"
+                | "git commit"
         ) && patch)
     }
 
@@ -1228,6 +1273,26 @@ fn counting(w: &str) -> bool {
 
 /// A number as tools take them: `5`, `-5`, `+10`, `1.5`, `10K`, `2MiB`,
 /// `50%`.
+/// Commands that print what they read decoded or transformed, so that a
+/// secret in the file is not in the bytes the look scans (`zcat`, `base64
+/// -d`, `iconv -f utf-16le`, `rev`): their reads are left to the row's
+/// unknown answer.
+const DECODERS: &[&str] = &[
+    "zcat", "gzip", "gunzip", "zgrep", "zegrep", "zfgrep", "zless", "zmore", "zdiff", "zcmp",
+    "xzcat", "xz", "unxz", "lzcat", "bzcat", "bzip2", "bunzip2", "bzgrep", "zstdcat", "zstd",
+    "unzstd", "lz4cat", "lz4", "base64", "base32", "basenc", "iconv", "rev", "uudecode", "xxd",
+    "od", "hexdump", "openssl", "unzip", "zipinfo", "tar", "7z", "gpg",
+];
+
+/// Commands whose numbers say how long they run or how much they print
+/// (`sleep 1e9`, `seq 1e14`, `head -c 10G`, `timeout 100d`): their number
+/// roles are bounded by [`MAX_NUMBER`]. Elsewhere a number is an id or a
+/// setting (`lsns 4026531836`, a port), which no bound fits.
+const BOUNDED_NUMBERS: &[&str] = &[
+    "sleep", "seq", "timeout", "head", "tail", "shuf", "jot", "ping", "watch", "usleep", "printf",
+    "numfmt", "factor", "yes", "fold", "pr",
+];
+
 /// The largest value a number role takes in a safe call, its unit
 /// applied: a count, size or duration past it (`sleep 1e6`, `seq 1e14`,
 /// `head -c 10G`) runs for days or prints past any use, so it is not safe
