@@ -368,6 +368,9 @@ fn a_home_under_the_temporary_directory_stays_private() {
         homes: vec![PathBuf::from("/tmp/h")],
         temp: vec![PathBuf::from("/tmp")],
     };
-    assert_eq!(places.place_of(Path::new("/tmp/h/private.txt")), Place::Private);
+    assert_eq!(
+        places.place_of(Path::new("/tmp/h/private.txt")),
+        Place::Private
+    );
     assert_eq!(places.place_of(Path::new("/tmp/build.log")), Place::System);
 }

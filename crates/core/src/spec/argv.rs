@@ -498,11 +498,24 @@ impl<'s, 'c> Reader<'s, 'c> {
             // (`git diff` and `git status -v` print the index's changes,
             // `git grep` searches the tracked files: noted as HEAD's.)
             let implicit_head = path.starts_with("git ") && path != "git cat-file";
+            // (`git grep` with no revision searches the work tree's files,
+            // which its pathspecs, or the whole tree, name for the look;
+            // with `--cached`, the index.)
+            let work_tree_grep = path == "git grep" && !self.given.borrow().has("--cached");
             if implicit_head
+                && !work_tree_grep
                 && self.prints_revisions(path)
                 && !notes.reach.borrow().touches.iter().any(printed)
             {
                 self.prints_revision("HEAD", None);
+            }
+            // `git grep` in the work tree with no pathspec searches every
+            // tracked file.
+            let reads_files = |t: &crate::reach::Touch| {
+                !matches!(t.target, crate::reach::Target::GitObject { .. })
+            };
+            if work_tree_grep && !notes.reach.borrow().touches.iter().any(reads_files) {
+                notes.touch(crate::reach::Target::Tree { path: ".".into() });
             }
         }
         if !spec.requires.is_empty() {
@@ -1135,6 +1148,24 @@ impl<'s, 'c> Reader<'s, 'c> {
         ]
         .iter()
         .any(|o| given.has(o));
+        // `--stat`, `--name-only` and the like print names and counts
+        // instead of the changes (unless a patch option asks for both).
+        let summary_only = [
+            "--stat",
+            "--name-only",
+            "--name-status",
+            "--numstat",
+            "--shortstat",
+            "--summary",
+            "--no-patch",
+            "-s",
+            "--quiet",
+        ]
+        .iter()
+        .any(|o| given.has(o));
+        if summary_only && !patch {
+            return false;
+        }
         matches!(
             path,
             "git show"
