@@ -341,6 +341,14 @@ impl Walker<'_> {
     /// project's root inside it (a project kept under a folder named like
     /// a secret one is not all secret), from the root elsewhere.
     fn secret_name(&self, resolved: &Path) -> Option<&'static str> {
+        // The project's own git config is a secret only by what it holds
+        // (a token in a remote URL or a header), which the detectors read:
+        // by its name alone every search of a repository would stop there.
+        if let Some(project) = &self.site.places.project {
+            if resolved == project.join(".git").join("config") {
+                return None;
+            }
+        }
         let inside = self
             .site
             .places

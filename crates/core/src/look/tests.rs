@@ -374,3 +374,20 @@ fn a_home_under_the_temporary_directory_stays_private() {
     );
     assert_eq!(places.place_of(Path::new("/tmp/build.log")), Place::System);
 }
+
+#[test]
+fn the_repository_s_own_git_config_is_judged_by_what_it_holds() {
+    let clean = world().file("/home/ann/proj/.git/config", "[core]\n\tbare = false\n");
+    assert_eq!(outcome(&clean, &[tree(".")]), Outcome::Clear);
+    let token = world().file(
+        "/home/ann/proj/.git/config",
+        "[remote \"origin\"]\n\turl = https://oauth2:ghp_hGAkWvj7FAc9QeWJKY40uvSwMFLZDe1f8rES@github.com/acme/x.git\n",
+    );
+    match outcome(&token, &[tree(".")]) {
+        Outcome::Secret(why) => assert!(why.contains(".git/config line 2"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    // Another repository's config, met by name, stays a secret.
+    let other = world().file("/home/ann/proj/vendor/x/.git/config", "[core]\n");
+    assert!(matches!(outcome(&other, &[tree(".")]), Outcome::Secret(_)));
+}
