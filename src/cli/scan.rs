@@ -820,16 +820,10 @@ impl Job<'_> {
             None => (scan_input::label(self.classifier, found, self.cwd), None),
         };
         let verdict = self.gate.as_ref().map(|gate| {
-            let call = serde_json::json!({ "command": found.classify });
-            let v = decide_looking(gate, &call, &ctx);
             // Text another tool fills in, or no POSIX shell reads, is not
             // what the gate judged: it never lets it through on that.
             let unsure = found.substituted || found.not_shell.is_some();
-            if unsure && v.decision == Decision::Allow {
-                (Decision::Ask, "fail_closed".to_string())
-            } else {
-                (v.decision, v.source)
-            }
+            decide_looking(gate, &found.classify, &ctx, unsure)
         });
         if let Some((decision, source)) = &verdict {
             part.summary.add_decision(*decision, source);
@@ -896,15 +890,9 @@ impl Job<'_> {
             (label, None)
         };
         let verdict = self.gate.as_ref().map(|gate| {
-            let call = serde_json::json!({ "command": text });
-            let v = decide_looking(gate, &call, &ctx);
             // Bytes that are not what was read are never let through on
             // what was read.
-            if lossy && v.decision == Decision::Allow {
-                (Decision::Ask, "fail_closed".to_string())
-            } else {
-                (v.decision, v.source)
-            }
+            decide_looking(gate, text, &ctx, lossy)
         });
         if let Some((decision, source)) = &verdict {
             part.summary.add_decision(*decision, source);
@@ -954,33 +942,42 @@ enum Read<'a> {
     },
 }
 
-/// Decides one scanned call; with `--look` (a gate that notes what each
-/// command reads) after a look at it from where the command runs: its
-/// `cwd`, or the current directory.
+/// Decides one scanned command as the shell tool's call, with the source
+/// that decided; with `--look` (a gate that notes what each command reads)
+/// after a look at it from where the command runs: its `cwd`, or the
+/// current directory. `unsure`: the text is not exactly what will run
+/// (invalid UTF-8 read lossily, text another tool fills in), so an allow
+/// becomes a fail-closed ask.
 fn decide_looking(
     gate: &Gate<'_>,
-    call: &serde_json::Value,
+    command: &str,
     ctx: &toolgate::Context<'_>,
-) -> toolgate::gate::Verdict {
-    let assessed = gate.assess_in(SCAN_TOOL, call, None, ctx);
-    let verdict = gate.decide_assessed(SCAN_TOOL, call, None, None, assessed.clone());
-    if assessed.reach.is_none() {
-        return verdict;
+    unsure: bool,
+) -> (Decision, String) {
+    let call = serde_json::json!({ "command": command });
+    let assessed = gate.assess_in(SCAN_TOOL, &call, None, ctx);
+    let mut verdict = gate.decide_assessed(SCAN_TOOL, &call, None, None, assessed.clone());
+    if assessed.reach.is_some() {
+        let dir = match ctx.cwd {
+            Some(c) => toolgate::look::native_dir(c),
+            None => std::env::current_dir().ok(),
+        };
+        verdict = toolgate::look::settle(
+            gate,
+            verdict,
+            &assessed,
+            SCAN_TOOL,
+            &call,
+            dir.as_deref(),
+            None,
+            &toolgate::look::Budget::default(),
+        );
     }
-    let dir = match ctx.cwd {
-        Some(c) => toolgate::look::native_dir(c),
-        None => std::env::current_dir().ok(),
-    };
-    toolgate::look::settle(
-        gate,
-        verdict,
-        &assessed,
-        SCAN_TOOL,
-        call,
-        dir.as_deref(),
-        None,
-        &toolgate::look::Budget::default(),
-    )
+    if unsure && verdict.decision == Decision::Allow {
+        (Decision::Ask, "fail_closed".to_string())
+    } else {
+        (verdict.decision, verdict.source)
+    }
 }
 
 /// The tool name a scanned command is decided as: the shell tool.
