@@ -443,26 +443,29 @@ fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>
 }
 
 /// Compiles `taxonomy/specs/*.toml` into `specs.postcard`: a name index
-/// read in place and each spec encoded on its own (`spec_format::SpecIndex`). A file or spec that does not
-/// compile is left out; the loader's tests then name it with its line.
+/// read in place and each spec encoded on its own (`spec_format::SpecIndex`).
+/// A file or spec that does not compile fails the build, naming the file,
+/// the line and the field: an embedded taxonomy never silently lacks one.
 fn write_specs(root: &Path) {
-    let files = files::toml_files(root).unwrap_or_default();
+    let files = files::toml_files(root)
+        .unwrap_or_else(|e| panic!("taxonomy/: the spec files cannot be listed: {e}"));
     let mut specs: Vec<Vec<u8>> = Vec::new();
     let mut names: Vec<(String, u32)> = Vec::new();
     for (rel, path) in &files {
         if !rel.starts_with("specs/") {
             continue;
         }
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        let Ok(file) = toml::from_str::<spec_format::SpecFile>(&text) else {
-            continue;
-        };
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("taxonomy/{rel}: cannot be read: {e}"));
+        let file = toml::from_str::<spec_format::SpecFile>(&text)
+            .unwrap_or_else(|e| panic!("taxonomy/{rel}: not a valid spec file: {e}"));
         let lines = spec_format::table_lines(&text);
         for (k, raw) in file.command.iter().enumerate() {
             let line = lines.get(k).copied().unwrap_or(0);
-            let Ok(spec) = spec_format::compile(raw, rel, line) else {
-                continue;
-            };
+            let spec = spec_format::compile(raw, rel, line).unwrap_or_else(|e| {
+                let entry = raw.names.first().map_or("", String::as_str);
+                panic!("taxonomy/{rel}:{line}: entry `{entry}`: {e}")
+            });
             let index = u32::try_from(specs.len()).unwrap_or(u32::MAX);
             for n in spec.names.iter() {
                 names.push((n.to_string(), index));
