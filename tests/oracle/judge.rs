@@ -183,7 +183,11 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
                 let Some(open) = Open::read(call, &proc.cwd) else {
                     continue;
                 };
-                if open.writes && !is_sink(&open.path) && !git_index_lock(&open.path, cx.work) {
+                if open.writes
+                    && !is_sink(&open.path)
+                    && !git_index_lock(&open.path, cx.work)
+                    && !jvm_own_files(&open.path)
+                {
                     flag(Kind::Write);
                 }
                 let opened = [Some(&open.path), open.opened.as_ref()];
@@ -196,7 +200,10 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
             {
                 flag(Kind::Network)
             }
-            name if MODIFY.contains(&name) && !git_index_refresh(call, cx.work) => {
+            name if MODIFY.contains(&name)
+                && !git_index_refresh(call, cx.work)
+                && !jvm_perf_data_change(call, &proc.cwd) =>
+            {
                 flag(Kind::Modify)
             }
             _ => {}
@@ -223,6 +230,63 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
 /// exactly these two paths of the work tree's own repository.
 fn git_index_lock(path: &Path, work: &Path) -> bool {
     path == work.join(".git/index.lock")
+}
+
+/// The JVM's own files, which every `java` run writes, `-version` too: its
+/// process's core-dump filter (`/proc/self/coredump_filter`, the process's
+/// own setting), and its performance-data file, `hsperfdata_USER/PID` under
+/// the temporary directory, which it creates, sizes and removes on exit
+/// (in its directory, created if missing). Nothing of the command's.
+fn jvm_own_files(path: &Path) -> bool {
+    let Some(p) = path.to_str() else {
+        return false;
+    };
+    p == "/proc/self/coredump_filter"
+        || p.strip_prefix("/proc/")
+            .and_then(|rest| rest.strip_suffix("/coredump_filter"))
+            .is_some_and(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+        || jvm_perf_data(path, true)
+}
+
+/// `/tmp/hsperfdata_USER` (`file`: false) or `/tmp/hsperfdata_USER/PID`
+/// (`file`: true).
+fn jvm_perf_data(path: &Path, file: bool) -> bool {
+    let Some(rest) = path
+        .to_str()
+        .and_then(|p| p.strip_prefix("/tmp/hsperfdata_"))
+    else {
+        return false;
+    };
+    match rest.split_once('/') {
+        Some((user, pid)) => {
+            file && !user.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+        }
+        None => !file && !rest.is_empty(),
+    }
+}
+
+/// The JVM sizing (`ftruncate`) and removing its performance-data file, and
+/// creating its directory.
+fn jvm_perf_data_change(call: &Call<'_>, cwd: &Path) -> bool {
+    let named = |k: usize| {
+        call.args
+            .get(k)
+            .and_then(|a| unquote(a))
+            .map(|p| resolve(cwd, &p))
+    };
+    match call.name {
+        "ftruncate" => call
+            .args
+            .first()
+            .and_then(|a| annotation(a))
+            .is_some_and(|p| jvm_perf_data(Path::new(&p), true)),
+        "mkdir" => named(0).is_some_and(|p| jvm_perf_data(&p, false)),
+        "unlink" => named(0).is_some_and(|p| jvm_perf_data(&p, true)),
+        "unlinkat" | "mkdirat" => named(1).is_some_and(|p| {
+            jvm_perf_data(&p, call.name == "unlinkat") || jvm_perf_data(&p, false)
+        }),
+        _ => false,
+    }
 }
 
 /// The rename (or, when it fails, unlink) of git's index lock.
@@ -653,6 +717,25 @@ mod tests {
         };
         let kinds: Vec<Kind> = judge("", &[], &cx).iter().map(|v| v.kind).collect();
         assert_eq!(kinds, [Kind::Untraced]);
+    }
+
+    #[test]
+    fn the_jvm_s_own_files_are_exactly_its_own() {
+        assert!(jvm_own_files(Path::new("/proc/self/coredump_filter")));
+        assert!(jvm_own_files(Path::new("/proc/42/coredump_filter")));
+        assert!(jvm_own_files(Path::new("/tmp/hsperfdata_root/42")));
+        assert!(jvm_perf_data(Path::new("/tmp/hsperfdata_root"), false));
+        for other in [
+            "/tmp/hsperfdata_root/../x",
+            "/tmp/hsperfdata_root/42/x",
+            "/tmp/hsperfdata_/42",
+            "/tmp/hsperfdata_root",
+            "/proc/self/environ",
+            "/proc/x/coredump_filter",
+            "/tmp/notes",
+        ] {
+            assert!(!jvm_own_files(Path::new(other)), "{other}");
+        }
     }
 
     #[test]
