@@ -130,6 +130,11 @@ impl Walk<'_, '_> {
                     .filter(|w| w.glob)
                     .map(|w| w.text.as_str())
                     .collect();
+                let variables: Vec<(&str, crate::shell::Variables)> = words
+                    .iter()
+                    .filter(|w| w.variables != crate::shell::Variables::None)
+                    .map(|w| (w.text.as_str(), w.variables))
+                    .collect();
                 // (A word that is not a plain name, `./ls`, is refused by
                 // the full check, with its reason.)
                 // A caller that will look has every read noted, where the
@@ -154,36 +159,16 @@ impl Walk<'_, '_> {
                 };
                 let judge = |ctx: &crate::spec::Context<'_>,
                              notes: Option<&crate::spec::ReachNotes>| {
-                    match notes {
-                        Some(notes) if plain => crate::spec::check_args_reaching(
-                            &tax.specs,
-                            spec,
-                            &name,
-                            &texts[1..],
-                            &globs,
-                            ctx,
-                            notes,
-                        ),
-                        Some(notes) => {
-                            crate::spec::check_reaching(&tax.specs, texts, &globs, ctx, notes)
-                        }
-                        None if plain && !self.reasons => crate::spec::check_args_unexplained(
-                            &tax.specs,
-                            spec,
-                            &name,
-                            &texts[1..],
-                            &globs,
-                            ctx,
-                        ),
-                        None if plain => crate::spec::check_args(
-                            &tax.specs,
-                            spec,
-                            &name,
-                            &texts[1..],
-                            &globs,
-                            ctx,
-                        ),
-                        None => crate::spec::check(&tax.specs, texts, &globs, ctx),
+                    let reading = crate::spec::Reading {
+                        globs: &globs,
+                        variables: &variables,
+                        notes,
+                        unexplained: notes.is_none() && !self.reasons,
+                    };
+                    if plain {
+                        crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], ctx, &reading)
+                    } else {
+                        crate::spec::check(&tax.specs, texts, ctx, &reading)
                     }
                 };
                 let mut verdict = judge(&ctx, notes.as_ref());

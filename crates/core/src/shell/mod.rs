@@ -17,5 +17,6 @@ pub use command_name::{case_folded_away, command_name, folds_case};
 pub(crate) use parse::parse_into;
 pub use parse::{parse, parse_at_depth, MAX_COMMANDS, MAX_DEPTH, MAX_INPUT};
 pub use syntax::{
-    Limit, ParseError, Place, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Word,
+    Limit, ParseError, Place, Redirect, RedirectKind, Script, SimpleCommand, StdinText, Variables,
+    Word,
 };

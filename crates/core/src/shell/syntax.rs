@@ -31,6 +31,11 @@ pub struct Word {
     pub quoted: bool,
     /// True when the word contains a command or process substitution.
     pub substitution: bool,
+    /// Whether the word's only expansions are of plain variables (`$NAME`,
+    /// `${NAME}`), and how they stand: such a word prints a value the
+    /// classifier cannot see, but runs nothing.
+    #[serde(skip)]
+    pub variables: Variables,
     /// Byte range in the script this word was read from.
     pub span: Range<usize>,
 }
@@ -45,6 +50,7 @@ impl Word {
             glob: false,
             quoted: false,
             substitution: false,
+            variables: Variables::None,
             span: 0..0,
         }
     }
@@ -59,6 +65,20 @@ impl Word {
             ..Word::literal(source.get(span)?)
         })
     }
+}
+
+/// How a word expands variables, when plain variables are all it expands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Variables {
+    /// It expands none, or expands something else too (a substitution, a
+    /// `${…}` with an operator, a special parameter, a glob).
+    #[default]
+    None,
+    /// Each inside double quotes: the value stays one word, unglobbed.
+    Quoted,
+    /// Some outside double quotes: the shell splits the value into words
+    /// and expands globs in them (or drops an empty one).
+    Unquoted,
 }
 
 /// The kind of a redirection operator.

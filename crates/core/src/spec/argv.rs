@@ -18,7 +18,7 @@ use super::format::{Arity, Effect, Opt, Repeat, Role, Spec, Syntax, WordList, Wo
 use super::paths::{self, Context};
 use super::Specs;
 use crate::shell::command_name;
-use crate::shell::Word;
+use crate::shell::{Variables, Word};
 
 /// The characters that make a word a glob.
 const GLOB_CHARS: [char; 3] = ['*', '?', '['];
@@ -75,17 +75,40 @@ impl fmt::Display for Refusal {
     }
 }
 
+/// How a command's words are read: what the shell does to some of them,
+/// and what the caller wants back. The default reads every word as
+/// literal, keeps the reasons of a refusal and notes no reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Reading<'c> {
+    /// The words the shell expands as globs, by text (a literal word with
+    /// the same text is held to the same rules; see [`paths::check_glob`]
+    /// for where one may stand).
+    pub globs: &'c [&'c str],
+    /// The words whose only expansions are of variables known to hold no
+    /// secret, by text, with how they stand: data where the spec says the
+    /// command prints a word as it is ([`Role::Printed`]), refused
+    /// anywhere else.
+    pub variables: &'c [(&'c str, Variables)],
+    /// Where the reads are noted, for a caller that will look at them: a
+    /// read only a look can clear (a search of the working directory, a
+    /// system file, a sibling folder) is then noted with why instead of
+    /// refused, and a verdict is safe by text only when the notes hold no
+    /// such reason.
+    pub notes: Option<&'c ReachNotes>,
+    /// Nobody reads a refusal's reason (a scan): the verdict is the same,
+    /// a refusal says nothing, and the commonest refusals allocate nothing.
+    pub unexplained: bool,
+}
+
 /// Checks a simple command's words (command word first) against the
-/// specs. Every word is literal, but for those in `globs`, which the shell
-/// expands to file names (see [`paths::check_glob`] for where one may
-/// stand).
+/// specs, read as `reading` says.
 pub fn check<'s>(
     specs: &'s Specs,
     words: &[&str],
-    globs: &[&str],
     ctx: &Context,
+    reading: &Reading,
 ) -> Result<Verdict<'s>, Refusal> {
-    Reader::new(specs, ctx, globs).command(words, 0)
+    Reader::new(specs, ctx, reading).command(words, 0)
 }
 
 /// [`check`] for a command whose plain name (`name`, from its command word)
@@ -96,25 +119,10 @@ pub fn check_args<'s>(
     spec: &'s Spec<'static>,
     name: &str,
     args: &[&str],
-    globs: &[&str],
     ctx: &Context,
+    reading: &Reading,
 ) -> Result<Verdict<'s>, Refusal> {
-    Reader::new(specs, ctx, globs).spec(spec, name, args, 0)
-}
-
-/// [`check_args`] for a caller that reads no refusal's reason (a scan):
-/// the verdict is the same, a refusal says nothing.
-pub fn check_args_unexplained<'s>(
-    specs: &'s Specs,
-    spec: &'s Spec<'static>,
-    name: &str,
-    args: &[&str],
-    globs: &[&str],
-    ctx: &Context,
-) -> Result<Verdict<'s>, Refusal> {
-    let mut reader = Reader::new(specs, ctx, globs);
-    reader.reasons = false;
-    reader.spec(spec, name, args, 0)
+    Reader::new(specs, ctx, reading).spec(spec, name, args, 0)
 }
 
 /// Whether `name args…` only asks for help or a version, as its spec says
@@ -154,9 +162,10 @@ pub fn help_form(specs: &Specs, name: &str, args: &[&str]) -> bool {
 struct Reader<'s, 'c> {
     specs: &'s Specs,
     ctx: &'c Context<'c>,
-    /// The words the shell expands as globs (by text: a literal word with
-    /// the same text is held to the same rules).
+    /// The words the shell expands as globs (see [`Reading::globs`]).
     globs: &'c [&'c str],
+    /// The words that expand variables (see [`Reading::variables`]).
+    variables: &'c [(&'c str, Variables)],
     /// Every option given so far, across subcommands (for `requires`).
     given: std::cell::RefCell<Given<'s>>,
     /// Refusals say why: false where nobody reads them (a scan), so the
@@ -205,38 +214,6 @@ impl ReachNotes {
     }
 }
 
-/// [`check_args`] for a caller that will look at what the command reads:
-/// each read is noted in `notes`, and a read only a look can clear
-/// (a search of the working directory, a system file, a sibling folder)
-/// is noted with why instead of refused. A verdict is then safe by text
-/// only when `notes` holds no such reason.
-pub fn check_args_reaching<'s>(
-    specs: &'s Specs,
-    spec: &'s Spec<'static>,
-    name: &str,
-    args: &[&str],
-    globs: &[&str],
-    ctx: &Context,
-    notes: &ReachNotes,
-) -> Result<Verdict<'s>, Refusal> {
-    let mut reader = Reader::new(specs, ctx, globs);
-    reader.reach = Some(notes);
-    reader.spec(spec, name, args, 0)
-}
-
-/// [`check`] for a caller that will look (see [`check_args_reaching`]).
-pub fn check_reaching<'s>(
-    specs: &'s Specs,
-    words: &[&str],
-    globs: &[&str],
-    ctx: &Context,
-    notes: &ReachNotes,
-) -> Result<Verdict<'s>, Refusal> {
-    let mut reader = Reader::new(specs, ctx, globs);
-    reader.reach = Some(notes);
-    reader.command(words, 0)
-}
-
 /// The options given: most commands give a few, which are kept in place
 /// (a command is read in a fresh [`Reader`], so a `Vec` alone would cost
 /// an allocation for nearly every command that gives one).
@@ -277,14 +254,15 @@ struct Seen<'w> {
 }
 
 impl<'s, 'c> Reader<'s, 'c> {
-    fn new(specs: &'s Specs, ctx: &'c Context<'c>, globs: &'c [&'c str]) -> Reader<'s, 'c> {
+    fn new(specs: &'s Specs, ctx: &'c Context<'c>, reading: &Reading<'c>) -> Reader<'s, 'c> {
         Reader {
             specs,
             ctx,
-            globs,
+            globs: reading.globs,
+            variables: reading.variables,
             given: std::cell::RefCell::new(Given::default()),
-            reasons: true,
-            reach: None,
+            reasons: !reading.unexplained,
+            reach: reading.notes,
             bounded: std::cell::Cell::new(false),
         }
     }
@@ -353,6 +331,9 @@ impl<'s, 'c> Reader<'s, 'c> {
         if self.is_glob(first) {
             return Err(self.refusal(first, "a command name the shell expands as a glob"));
         }
+        if self.variable(first).is_some() {
+            return Err(self.refusal(first, "a command name the shell expands at run time"));
+        }
         let word = Word::literal(first);
         let (name, plain) = command_name(&word);
         if !plain {
@@ -420,6 +401,9 @@ impl<'s, 'c> Reader<'s, 'c> {
                 if spec.subcommands && seen.operands.is_empty() {
                     if self.is_glob(w) {
                         return Err(self.refusal(w, "a subcommand the shell expands as a glob"));
+                    }
+                    if self.variable(w).is_some() {
+                        return Err(self.refusal(w, "a subcommand the shell expands at run time"));
                     }
                     if seen.dashdash {
                         return Err(self.refusal(w, "a subcommand after `--`"));
@@ -696,11 +680,26 @@ impl<'s, 'c> Reader<'s, 'c> {
         seen: &mut Seen,
     ) -> Result<usize, Refusal> {
         self.effect(opt, word, resolved)?;
+        if self.variable(word).is_some() {
+            // `--name="$VAR"`: a value that is printed as it is, and no
+            // expansion in the option's name. (The value is judged here:
+            // the words are known by their whole text.)
+            let attached_long = word.starts_with("--")
+                && word
+                    .split_once('=')
+                    .is_some_and(|(name, _)| !name.contains('$'));
+            if !(attached_long && attached.is_some() && opt.role == Role::Printed) {
+                return Err(self.refusal(
+                    word,
+                    "an option the shell expands at run time, perhaps into another",
+                ));
+            }
+        }
         if self.is_glob(word) {
             // `--include=*.py` expands, if at all, to words that all start
             // `--include=`: the same option with other data. Anywhere
             // else a glob could turn into other options.
-            let data = matches!(opt.role, Role::Text | Role::Pattern);
+            let data = matches!(opt.role, Role::Text | Role::Printed | Role::Pattern);
             let attached_long = word.starts_with("--")
                 && word
                     .split_once('=')
@@ -755,6 +754,10 @@ impl<'s, 'c> Reader<'s, 'c> {
     /// names no secret file, in case the tool opens what its spec calls
     /// text (`grep --include=.env` makes grep read every `.env` below).
     fn value(&self, role: Role, w: &str, stray_words_fail: bool) -> Result<(), Refusal> {
+        // (An option's value is never read as an option.)
+        if self.variable_word(role, w, false, true)? {
+            return Ok(());
+        }
         if self.is_glob(w) {
             if stray_words_fail && role == Role::Pattern && expands_past_nothing(w) {
                 return Ok(());
@@ -764,7 +767,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                 "an option's value the shell expands as a glob, perhaps into several words",
             ));
         }
-        if role == Role::Text {
+        if matches!(role, Role::Text | Role::Printed) {
             if let Some(class) = paths::secret_file_class_of_path(w) {
                 return Err(self.refusal(w, format!("names a secret ({class})")));
             }
@@ -819,9 +822,11 @@ impl<'s, 'c> Reader<'s, 'c> {
                 "with no directory named it moves to the home directory, outside the working directory",
             ));
         }
-        for &(w, after) in &seen.operands {
+        for (k, &(w, after)) in seen.operands.iter().enumerate() {
             if let (true, Some(role)) = (after, spec.after_dashdash) {
-                self.role(role, w, tree)?;
+                if !self.variable_word(role, w, false, true)? {
+                    self.role(role, w, tree)?;
+                }
                 continue;
             }
             if spec.plus_number && w.starts_with('+') {
@@ -909,7 +914,17 @@ impl<'s, 'c> Reader<'s, 'c> {
                 }
                 continue;
             }
-            self.role(op.role, w, tree)?;
+            // A variable's value could begin with `-`: only where options
+            // have ended (after `--`, after the first operand of a parser
+            // that stops there), or where every option the command has only
+            // changes how it prints, may it stand first in the word.
+            let splits = op.repeat == Repeat::Many && r + 1 == spec.operands.len();
+            let leads = after
+                || (spec.syntax == Syntax::Posix && k > 0)
+                || spec.options.iter().all(|o| o.effect == Effect::Harmless);
+            if !self.variable_word(op.role, w, splits, leads)? {
+                self.role(op.role, w, tree)?;
+            }
             if op.repeat != Repeat::Many {
                 r += 1;
             }
@@ -966,10 +981,60 @@ impl<'s, 'c> Reader<'s, 'c> {
         !self.globs.is_empty() && self.globs.contains(&w)
     }
 
+    /// How `w` expands variables, if it is one of [`Reading::variables`].
+    fn variable(&self, w: &str) -> Option<Variables> {
+        self.variables
+            .iter()
+            .find(|(text, _)| *text == w)
+            .map(|&(_, how)| how)
+    }
+
+    /// Judges `w` where `role` stands, if it expands variables: `Ok(true)`
+    /// when it does and may stand there, `Ok(false)` when it expands none.
+    /// Its value, unseen, may only be printed. `splits`: the shell may split
+    /// it into several words, or drop it, there (a trailing `printed...`).
+    /// `leads`: a value that begins with `-` may stand first there.
+    fn variable_word(
+        &self,
+        role: Role,
+        w: &str,
+        splits: bool,
+        leads: bool,
+    ) -> Result<bool, Refusal> {
+        let Some(how) = self.variable(w) else {
+            return Ok(false);
+        };
+        if role != Role::Printed {
+            return Err(self.refusal(
+                w,
+                "a word the shell expands at run time, where the command does more than print it",
+            ));
+        }
+        if how == Variables::Unquoted && !splits {
+            return Err(self.refusal(
+                w,
+                "an unquoted variable, which the shell splits into words or drops, where the command takes one word",
+            ));
+        }
+        if w.starts_with('$') && !leads {
+            return Err(self.refusal(
+                w,
+                "a variable whose value could begin with `-` and be read as an option",
+            ));
+        }
+        Ok(true)
+    }
+
     fn role(&self, role: Role, w: &str, tree: bool) -> Result<(), Refusal> {
         let refuse = |why: String| Err(self.refusal(w, why));
         if self.is_glob(w) {
             return refuse("a glob where the command takes one word of its own".into());
+        }
+        if self.variable(w).is_some() {
+            return refuse(
+                "a word the shell expands at run time, where the command does more than print it"
+                    .into(),
+            );
         }
         match role {
             // Data; but a word that names a secret file is refused even
@@ -998,10 +1063,11 @@ impl<'s, 'c> Reader<'s, 'c> {
             Role::Number if self.bounded.get() && !number_within_bound(w) => refuse(format!(
                 "a number beyond {MAX_NUMBER}, the bound for a safe count, size or duration"
             )),
-            Role::Text | Role::PlusFormat if w.contains('%') => {
+            Role::Text | Role::Printed | Role::PlusFormat if w.contains('%') => {
                 content::format_width(w).or_else(refuse)
             }
             Role::Text
+            | Role::Printed
             | Role::Key
             | Role::EnvName
             | Role::Number
@@ -1655,14 +1721,22 @@ subcommand_help = ["--help"]
     /// [`verdict`] of a line whose words `globs` the shell expands.
     fn verdict_globbed(specs: &Specs, line: &str, globs: &[&str]) -> Result<bool, String> {
         let words: Vec<&str> = line.split(' ').collect();
-        check(specs, &words, globs, &Context::default())
-            .map(|v| v.help)
-            .map_err(|r| r.to_string())
+        check(
+            specs,
+            &words,
+            &Context::default(),
+            &Reading {
+                globs,
+                ..Reading::default()
+            },
+        )
+        .map(|v| v.help)
+        .map_err(|r| r.to_string())
     }
 
     fn verdict(specs: &Specs, line: &str) -> Result<bool, String> {
         let words: Vec<&str> = line.split(' ').collect();
-        check(specs, &words, &[], &Context::default())
+        check(specs, &words, &Context::default(), &Reading::default())
             .map(|v| v.help)
             .map_err(|r| r.to_string())
     }
@@ -2110,9 +2184,19 @@ subcommand_help = ["--help"]
                 let Some(spec) = tax.specs.get(words[0]) else {
                     continue;
                 };
-                let explained = check_args(&tax.specs, spec, words[0], &words[1..], &[], &ctx);
-                let quiet =
-                    check_args_unexplained(&tax.specs, spec, words[0], &words[1..], &[], &ctx);
+                let explained = check_args(
+                    &tax.specs,
+                    spec,
+                    words[0],
+                    &words[1..],
+                    &ctx,
+                    &Reading::default(),
+                );
+                let unexplained = Reading {
+                    unexplained: true,
+                    ..Reading::default()
+                };
+                let quiet = check_args(&tax.specs, spec, words[0], &words[1..], &ctx, &unexplained);
                 assert_eq!(
                     explained.as_ref().map(|v| v.help).ok(),
                     quiet.as_ref().map(|v| v.help).ok(),

@@ -12,7 +12,7 @@ use super::Specs;
 /// oracle's work tree holds.
 fn sample(role: Role) -> &'static str {
     match role {
-        Role::Text | Role::Key => "x",
+        Role::Text | Role::Printed | Role::Key => "x",
         Role::EnvName => "LANG",
         Role::Number => "1",
         Role::Pattern => "main",

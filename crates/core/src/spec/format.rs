@@ -211,6 +211,11 @@ pub enum Arity {
 pub enum Role {
     /// Data: printed, compared or parsed, never opened.
     Text,
+    /// Data printed as it is, never read as a format or a name (`echo`'s
+    /// words, `printf`'s arguments after the format): as [`Role::Text`],
+    /// and here alone a variable known to hold no secret may stand
+    /// (`echo "$PWD"`), since its value, unseen, is only printed.
+    Printed,
     /// A number (data).
     Number,
     /// A search pattern: data, unless it hunts for credentials.
@@ -730,6 +735,7 @@ fn err(field: &'static str, message: impl Into<String>) -> SpecError {
 pub fn role_of(name: &str) -> Option<Role> {
     Some(match name {
         "text" => Role::Text,
+        "printed" => Role::Printed,
         "number" => Role::Number,
         "pattern" => Role::Pattern,
         "file" => Role::File,
@@ -795,6 +801,43 @@ pub const NON_SECRET_VARIABLES: &[&str] = &[
     "XDG_RUNTIME_DIR",
     "XDG_STATE_HOME",
 ];
+
+/// Whether every variable a word's text expands (`$NAME`, `${NAME}`) is one
+/// of [`NON_SECRET_VARIABLES`], and it expands at least one. (A `$` that
+/// starts no name is a literal one; a quoted `'$X'` beside an expansion is
+/// held to the same rule, which only refuses more.)
+pub fn expands_only_non_secret_variables(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let name_start = |b: u8| b == b'_' || b.is_ascii_alphabetic();
+    let name_char = |b: u8| b == b'_' || b.is_ascii_alphanumeric();
+    let mut any = false;
+    let mut i = 0;
+    while let Some(at) = bytes[i..].iter().position(|&b| b == b'$') {
+        let mut start = i + at + 1;
+        let braced = bytes.get(start) == Some(&b'{');
+        start += usize::from(braced);
+        if !bytes.get(start).is_some_and(|&b| name_start(b)) {
+            if braced {
+                return false;
+            }
+            i = start;
+            continue;
+        }
+        let end = start + bytes[start..].iter().take_while(|&&b| name_char(b)).count();
+        if braced && bytes.get(end) != Some(&b'}') {
+            return false;
+        }
+        if NON_SECRET_VARIABLES
+            .binary_search(&&text[start..end])
+            .is_err()
+        {
+            return false;
+        }
+        any = true;
+        i = end + usize::from(braced);
+    }
+    any
+}
 
 /// The roles a spec may name, for error messages.
 pub const ROLES: &str = "text, key, env-name, number, pattern, file, file-meta, local-file, dir, workdir, rev, rev-or-path, pathspec, plus-format, git-format, command-name, sed-script, jq-filter, subcommand";

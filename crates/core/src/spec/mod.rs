@@ -23,10 +23,7 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
-pub use argv::{
-    check, check_args, check_args_reaching, check_args_unexplained, check_reaching, help_form,
-    ReachNotes, Refusal, Verdict,
-};
+pub use argv::{check, check_args, help_form, ReachNotes, Reading, Refusal, Verdict};
 pub use cases::oracle_cases;
 pub use format::{Arity, Effect, Opt, Role, Spec, Syntax};
 pub use paths::Context;

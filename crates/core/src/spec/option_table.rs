@@ -192,6 +192,7 @@ fn role_code(r: Role) -> u8 {
         Role::Workdir => 16,
         Role::Meta => 17,
         Role::EnvName => 18,
+        Role::Printed => 19,
     }
 }
 
@@ -216,6 +217,7 @@ fn role_of_code(code: u8) -> Option<Role> {
         16 => Role::Workdir,
         17 => Role::Meta,
         18 => Role::EnvName,
+        19 => Role::Printed,
         _ => return None,
     })
 }

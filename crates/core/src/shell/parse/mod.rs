@@ -1164,6 +1164,24 @@ mod tests {
     }
 
     #[test]
+    fn plain_variable_expansions_are_told_from_the_others() {
+        use crate::shell::Variables::{None as Other, Quoted, Unquoted};
+        let src = r#"echo "$PWD" $HOME "${HOME}" "a $USER b" "${HOME:-x}" "${!X}" "$(pwd)" '$X' "$1" "$@" $HOME* "$PWD"$HOME x`pwd` "${X}y${Y}" ${X#a}"#;
+        let s = parse(src);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let echo = s.commands.iter().find(|c| c.words.len() > 1);
+        let words = echo.map_or(&[][..], |c| &c.words[1..]);
+        let got: Vec<_> = words.iter().map(|w| w.variables).collect();
+        assert_eq!(
+            got,
+            [
+                Quoted, Unquoted, Quoted, Quoted, Other, Other, Other, Other, Other, Other, Other,
+                Unquoted, Other, Quoted, Other
+            ]
+        );
+    }
+
+    #[test]
     fn quotes_and_escapes_are_removed() {
         for (src, want) in [
             ("rm -rf /tmp/x", vec!["rm", "-rf", "/tmp/x"]),

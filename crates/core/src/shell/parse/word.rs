@@ -8,7 +8,7 @@ use compact_str::CompactString;
 use crate::shell::bytes::{
     fast_paths, is_meta, is_name_char, is_name_start, is_plain, memchr_byte, PLAIN_RUN,
 };
-use crate::shell::syntax::{Limit, Word};
+use crate::shell::syntax::{Limit, Variables, Word};
 
 /// A word being built.
 pub(in crate::shell) struct WordBuf {
@@ -18,6 +18,10 @@ pub(in crate::shell) struct WordBuf {
     glob: bool,
     quoted: bool,
     substitution: bool,
+    /// Plain variables were expanded inside / outside double quotes, or
+    /// something else was ([`VARS_QUOTED`], [`VARS_UNQUOTED`],
+    /// [`EXPANDS_OTHER`]).
+    expands: u8,
     start: usize,
     brace_open: usize,
     brace_comma: bool,
@@ -33,7 +37,30 @@ thread_local! {
 const SPARE_BUFFERS: usize = 8;
 const SPARE_BUFFER_BYTES: usize = 4096;
 
+/// [`WordBuf::expands`]: a plain variable inside double quotes.
+const VARS_QUOTED: u8 = 1;
+/// A plain variable outside double quotes.
+const VARS_UNQUOTED: u8 = 2;
+/// Any other expansion.
+const EXPANDS_OTHER: u8 = 4;
+
 impl WordBuf {
+    /// The shell changes the word by something other than a plain variable.
+    fn expands_other(&mut self) {
+        self.literal = false;
+        self.expands |= EXPANDS_OTHER;
+    }
+
+    /// The shell expands a plain variable in the word.
+    fn expands_variable(&mut self, in_dquote: bool) {
+        self.literal = false;
+        self.expands |= if in_dquote {
+            VARS_QUOTED
+        } else {
+            VARS_UNQUOTED
+        };
+    }
+
     pub(in crate::shell) fn new(start: usize) -> WordBuf {
         let bytes = SPARE_BYTES
             .with(|spare| spare.try_borrow_mut().ok().and_then(|mut s| s.pop()))
@@ -44,6 +71,7 @@ impl WordBuf {
             glob: false,
             quoted: false,
             substitution: false,
+            expands: 0,
             start,
             brace_open: 0,
             brace_comma: false,
@@ -59,14 +87,24 @@ impl WordBuf {
             .iter()
             .any(|&b| b < 0x20 && b != b'\t' && b != b'\n')
         {
-            self.literal = false;
+            self.expands_other();
         }
+        let variables = if self.expands & EXPANDS_OTHER != 0 || self.glob {
+            Variables::None
+        } else if self.expands & VARS_UNQUOTED != 0 {
+            Variables::Unquoted
+        } else if self.expands & VARS_QUOTED != 0 {
+            Variables::Quoted
+        } else {
+            Variables::None
+        };
         let word = Word {
             text: CompactString::from_utf8_lossy(&self.bytes),
             literal: self.literal && !self.glob,
             glob: self.glob && self.literal,
             quoted: self.quoted,
             substitution: self.substitution,
+            variables,
             span: self.start..end,
         };
         let mut bytes = self.bytes;
@@ -138,7 +176,7 @@ impl Parser<'_> {
                 b if is_meta(b) => {
                     // `name=(a b)` array assignment.
                     if b == b'(' && self.assignment_prefix(&w) {
-                        w.literal = false;
+                        w.expands_other();
                         self.read_balanced_parens(&mut w);
                         continue;
                     }
@@ -190,7 +228,7 @@ impl Parser<'_> {
                 b'`' => self.read_backquote(&mut w, false),
                 b'*' | b'?' | b'+' | b'@' | b'!' if self.peek_at(1) == Some(b'(') => {
                     // Extended glob `@(…)` and friends.
-                    w.literal = false;
+                    w.expands_other();
                     w.bytes.push(b);
                     self.pos += 1;
                     self.read_balanced_parens(&mut w);
@@ -228,7 +266,7 @@ impl Parser<'_> {
                     if w.brace_open > 0 {
                         w.brace_open -= 1;
                         if w.brace_comma {
-                            w.literal = false;
+                            w.expands_other();
                         }
                     }
                     w.bytes.push(b);
@@ -455,31 +493,42 @@ impl Parser<'_> {
 
     /// At `$`: parameter expansion, command substitution or arithmetic.
     pub(in crate::shell) fn read_dollar(&mut self, w: &mut WordBuf, in_dquote: bool) {
-        let _ = in_dquote;
         match self.peek_at(1) {
             Some(b'(') if self.peek_at(2) == Some(b'(') => {
-                w.literal = false;
+                w.expands_other();
                 w.bytes.extend_from_slice(b"$((");
                 self.pos += 3;
                 self.read_arith_body();
                 w.bytes.extend_from_slice(b"))");
             }
             Some(b'(') => {
-                w.literal = false;
+                w.expands_other();
                 w.bytes.extend_from_slice(b"$(");
                 self.pos += 2;
                 self.read_command_substitution(w);
                 w.bytes.push(b')');
             }
             Some(b'{') => {
-                w.literal = false;
                 let start = self.pos;
                 self.pos += 2;
                 self.read_parameter_braces(w);
-                let _ = start;
+                // `${NAME}` and nothing else: no operator, no indirection.
+                let plain = self
+                    .src
+                    .get(start + 2..self.pos.saturating_sub(1))
+                    .is_some_and(|name| {
+                        name.first().is_some_and(|&b| is_name_start(b))
+                            && name.iter().all(|&b| is_name_char(b))
+                    })
+                    && self.src.get(self.pos.wrapping_sub(1)) == Some(&b'}');
+                if plain {
+                    w.expands_variable(in_dquote);
+                } else {
+                    w.expands_other();
+                }
             }
             Some(c) if is_name_start(c) => {
-                w.literal = false;
+                w.expands_variable(in_dquote);
                 let start = self.pos;
                 self.pos += 1;
                 while self.peek().is_some_and(is_name_char) {
@@ -491,7 +540,7 @@ impl Parser<'_> {
                 if c.is_ascii_digit()
                     || matches!(c, b'@' | b'*' | b'#' | b'?' | b'-' | b'$' | b'!') =>
             {
-                w.literal = false;
+                w.expands_other();
                 w.bytes.extend_from_slice(&self.src[self.pos..self.pos + 2]);
                 self.pos += 2;
             }
@@ -565,7 +614,7 @@ impl Parser<'_> {
 
     /// After `$(`, `<(`, `>(`: parses the commands in place through `)`.
     pub(in crate::shell) fn read_command_substitution(&mut self, w: &mut WordBuf) {
-        w.literal = false;
+        w.expands_other();
         w.substitution = true;
         self.mark_structured();
         if self.depth + 1 >= MAX_DEPTH {
@@ -646,7 +695,7 @@ impl Parser<'_> {
     /// At a backquote: reads through the closing one, unescapes, and parses
     /// the text as a nested script.
     pub(in crate::shell) fn read_backquote(&mut self, w: &mut WordBuf, in_dquote: bool) {
-        w.literal = false;
+        w.expands_other();
         w.substitution = true;
         self.mark_structured();
         self.pos += 1;
