@@ -18,7 +18,7 @@ times per binary with `toolgate hook --protocol claude` (decision log off):
 
 The criterion groups
 of `benches/process.rs` time the same pair with `TOOLGATE_START_BIN`; this
-script gives the steadier medians the README quotes.
+script gives the steadier medians BENCHMARKS.md quotes.
 """
 
 import argparse

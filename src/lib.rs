@@ -125,7 +125,8 @@ pub use toolgate_agents::{client, decision_log, hook, install};
 #[cfg(feature = "cli")]
 pub use toolgate_scan::{findings, input as scan_input, report};
 
-/// The README's Rust examples run as doc tests.
+/// The README's Rust examples run as doc tests (the pages of docs/ hold
+/// none; a Rust example added there belongs in a block like this one).
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

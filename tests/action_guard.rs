@@ -324,16 +324,17 @@ fn policy_errors_name_the_file_action_and_key() {
 }
 
 #[test]
-fn the_readme_policy_parses() {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .unwrap_or_default();
-    let block = readme
+fn the_documented_policy_parses() {
+    let page = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/action-guard.md"),
+    )
+    .unwrap_or_default();
+    let block = page
         .split("```toml\n")
         .find(|b| b.starts_with("# guard.toml"))
         .and_then(|b| b.split("```").next())
         .unwrap_or_default();
-    let p = Policy::parse("README.md", block).unwrap_or_else(|e| panic!("{e}"));
+    let p = Policy::parse("docs/action-guard.md", block).unwrap_or_else(|e| panic!("{e}"));
     let names: Vec<&str> = p.actions.keys().map(String::as_str).collect();
     assert_eq!(
         names,

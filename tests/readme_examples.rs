@@ -1,8 +1,15 @@
-//! The README's console examples are real output: each `$ toolgate …` line
-//! of a ```` ```console ```` block runs here (through `sh`, with the built
-//! binary first on `PATH`), and what it prints must be the lines that follow
-//! it. A taxonomy or output change that alters an example fails this test
-//! until the README shows the new output.
+//! The documentation's console examples are real output: each `$ toolgate
+//! …` line of a ```` ```console ```` block in the README, the manual in
+//! `docs/`, `ARCHITECTURE.md` and `BENCHMARKS.md` runs here (through `sh`,
+//! with the built binary first on `PATH`), and what it prints must be the
+//! lines that follow it. A taxonomy or output change that alters an example
+//! fails this test until the page shows the new output.
+//!
+//! Only ```` ```console ```` blocks run. A command shown but not run (one
+//! that installs, edits settings, or takes minutes, such as a benchmark)
+//! goes in a ```` ```sh ```` block; output shown without its command, in a
+//! ```` ```text ```` block. An example that reads `../shared` is skipped
+//! where that directory is absent.
 
 #[cfg(unix)]
 use std::path::{Path, PathBuf};
@@ -43,15 +50,49 @@ fn examples(readme: &str) -> Vec<Example> {
     out
 }
 
+/// The pages whose examples run: the README, every page of `docs/`,
+/// `ARCHITECTURE.md` and `BENCHMARKS.md`.
+#[cfg(unix)]
+fn pages(root: &Path) -> Vec<PathBuf> {
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root.join("docs"))
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                .collect()
+        })
+        .unwrap_or_default();
+    docs.sort();
+    let mut pages = vec![root.join("README.md")];
+    pages.extend(docs);
+    pages.push(root.join("ARCHITECTURE.md"));
+    pages.push(root.join("BENCHMARKS.md"));
+    pages
+}
+
 // The examples are shell commands (`sh`, symlinks): Unix only.
 #[cfg(unix)]
 #[test]
-fn readme_console_examples_print_what_the_readme_shows() {
+fn readme_and_docs_console_examples_print_what_the_page_shows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap_or_default();
-    let examples = examples(&readme);
+    let pages = pages(root);
+    let mut examples: Vec<(String, Example)> = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page)
+            .unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        let name = page
+            .strip_prefix(root)
+            .unwrap_or(page)
+            .display()
+            .to_string();
+        let found = self::examples(&text);
+        if name == "README.md" {
+            assert!(found.len() >= 5, "only {} README examples found", found.len());
+        }
+        examples.extend(found.into_iter().map(|ex| (name.clone(), ex)));
+    }
     assert!(
-        examples.len() >= 10,
+        examples.len() >= 20,
         "only {} examples found",
         examples.len()
     );
@@ -76,9 +117,10 @@ fn readme_console_examples_print_what_the_readme_shows() {
     dirs.extend(std::env::split_paths(&path));
     let path = std::env::join_paths(dirs).unwrap_or_default();
     let mut ran = 0;
-    for ex in &examples {
+    let mut failures = Vec::new();
+    for (page, ex) in &examples {
         if ex.command.contains("../shared") && !have_shared {
-            eprintln!("skipping README line {}: ../shared is absent", ex.line);
+            eprintln!("skipping {page} line {}: ../shared is absent", ex.line);
             continue;
         }
         let out = Command::new("sh")
@@ -89,17 +131,20 @@ fn readme_console_examples_print_what_the_readme_shows() {
             .output()
             .unwrap_or_else(|e| panic!("running sh: {e}"));
         let got = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(
-            got.trim_end(),
-            ex.expected.trim_end(),
-            "README line {}: `{}` printed something else (stderr: {})",
-            ex.line,
-            ex.command,
-            String::from_utf8_lossy(&out.stderr)
-        );
+        if got.trim_end() != ex.expected.trim_end() {
+            failures.push(format!(
+                "{page} line {}: `{}` printed\n{}\ninstead of\n{}\n(stderr: {})",
+                ex.line,
+                ex.command,
+                got.trim_end(),
+                ex.expected.trim_end(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
         ran += 1;
     }
-    assert!(ran >= 5, "only {ran} examples ran");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(ran >= 10, "only {ran} examples ran");
 }
 
 /// A scratch directory, removed however the test ends.

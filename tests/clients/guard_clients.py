@@ -55,8 +55,8 @@ WORD_RULE = {"claude": "allow-prefix", "codex": "allow-word", "gemini": "allow-w
 MODE = {"codex": "workspace-write"}
 
 # Flags of the hook itself: headless `gemini -p` holds an ask until it times
-# out, so there the hook is run `--headless` (an ask is a deny), as the
-# README says for Gemini CLI's headless runs.
+# out, so there the hook is run `--headless` (an ask is a deny), as
+# docs/clients.md says for Gemini CLI's headless runs.
 HOOK_FLAGS = {"gemini": " --headless"}
 
 

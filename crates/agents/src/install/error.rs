@@ -30,7 +30,7 @@ pub enum InstallError {
     /// A settings file is not what toolgate can edit without losing
     /// something (not JSON even with comments and trailing commas, not
     /// TOML, a key of the wrong type).
-    #[error("{}: {message}: toolgate did not touch it; fix it, or add the hook by hand (see the README's Installing section)", path.display())]
+    #[error("{}: {message}: toolgate did not touch it; fix it, or add the hook by hand (see the Installing section of docs/clients.md)", path.display())]
     Unreadable {
         /// The file.
         path: PathBuf,

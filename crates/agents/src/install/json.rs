@@ -3,7 +3,7 @@
 //!
 //! `serde_json::Value` sorts object keys (the crate is built without
 //! `preserve_order`, and turning that feature on would reorder every JSON
-//! answer toolgate prints, including the hook answers the README quotes).
+//! answer toolgate prints, including the hook answers docs/clients.md quotes).
 //! An entry written with its keys sorted would not read as the clients'
 //! documentation shows it, so this small document type keeps keys as they
 //! were, duplicates included, and numbers as `serde_json::Number`. The

@@ -1,9 +1,9 @@
 //! `toolgate install`, `uninstall` and `doctor`: put toolgate's hook into an
 //! agent client's settings, take it out again, and check that it answers.
 //!
-//! Each client keeps its hooks somewhere else and in another shape (the
-//! README's "Hooks for coding agents" section, written from captures of the
-//! released clients, is the reference): JSON settings with nested matcher
+//! Each client keeps its hooks somewhere else and in another shape
+//! (docs/clients.md, written from captures of the released clients, is the
+//! reference): JSON settings with nested matcher
 //! groups (Claude Code, Gemini CLI, Qwen Code), flat JSON hook lists
 //! (Copilot CLI, Cursor, Windsurf), TOML (Codex), an executable script
 //! (Cline) and a plugin file (OpenCode). Installing *merges*: every other

@@ -1,5 +1,5 @@
 //! The classifier: shell front end, normaliser and matcher put together, and
-//! the rules that turn their findings into one [`Label`].
+//! the rules that turn their findings into one [`Label`](crate::Label).
 //!
 //! * A destructive match on any command found anywhere wins, with the worst
 //!   blast radius (ties: the earliest entry in taxonomy order).

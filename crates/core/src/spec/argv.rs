@@ -181,7 +181,7 @@ struct Reader<'s, 'c> {
     bounded: std::cell::Cell<bool>,
 }
 
-/// The reads a [`Reader`] noted, for a caller that will look.
+/// The reads a spec reader noted, for a caller that will look.
 #[derive(Debug, Default)]
 pub struct ReachNotes {
     /// The reads, and why text alone cannot clear some of them.

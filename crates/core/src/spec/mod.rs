@@ -8,7 +8,7 @@
 //! [`content::hunts_credentials`], …). Anything the spec does not explain
 //! is not safe, and [`Refusal`] says which word and why.
 //!
-//! Specs are data in `taxonomy/specs/*.toml` (format: [`format`]), compiled
+//! Specs are data in `taxonomy/specs/*.toml` (format: [`format`](mod@format)), compiled
 //! at build time for the embedded taxonomy and decoded one at a time, on
 //! first use.
 

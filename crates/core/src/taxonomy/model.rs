@@ -155,7 +155,7 @@ pub struct CommandSpec {
     /// Options are whole words (`-Recurse`), not letter bundles.
     pub long_single_dash: bool,
     /// The first operand is a search pattern (grep's), not a file, unless
-    /// an option gives the pattern (see [`RawCommandSpec`]).
+    /// an option gives the pattern (see [`RawCommandSpec`](crate::taxonomy::RawCommandSpec)).
     pub pattern_operand: bool,
     /// Options dropped before matching because they cannot change what the
     /// command does (`git --no-pager`).
