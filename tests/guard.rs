@@ -369,6 +369,211 @@ fn file_tools_get_an_answer_only_where_it_matters() {
     );
 }
 
+/// A payload of `client` for its tool `tool`, shaped like the captured
+/// ones of that client.
+fn client_tool(client: &str, tool: &str, input: Value, cwd: &str) -> Value {
+    match client {
+        "gemini" => json!({
+            "session_id": "s", "transcript_path": "/t.json", "cwd": cwd,
+            "hook_event_name": "BeforeTool", "timestamp": "2026-01-01T00:00:00.000Z",
+            "tool_name": tool, "tool_input": input}),
+        "qwen" => json!({
+            "session_id": "s", "transcript_path": "/t.jsonl", "cwd": cwd,
+            "hook_event_name": "PreToolUse", "timestamp": "2026-01-01T00:00:00.000Z",
+            "permission_mode": "default", "tool_name": tool, "tool_input": input,
+            "tool_use_id": "t"}),
+        "codex" => json!({
+            "session_id": "s", "turn_id": "t", "transcript_path": null, "cwd": cwd,
+            "hook_event_name": "PreToolUse", "model": "m", "permission_mode": "default",
+            "tool_name": tool, "tool_input": input, "tool_use_id": "t"}),
+        other => panic!("no payload shape for {other}"),
+    }
+}
+
+/// Gemini CLI's, Qwen Code's and Codex's own file tools, routed to the
+/// hook by their install: the exact answer each client honours for a
+/// secret read (its ask, or Codex's deny that says it cannot ask), an
+/// edit of its own hook settings or toolgate's config (deny), and an
+/// ordinary read or edit (nothing on stdout: no opinion).
+#[test]
+fn each_clients_file_tools_get_its_own_answers() {
+    let p = Project::new("client-files");
+    let cwd = p.cwd();
+    let at = |rel: &str| p.path().join(rel).display().to_string();
+    let secret = |path: &str| {
+        format!(
+            "destructive (medium, credential-access) in guard mode: a file tool's read judged as \
+             `cat -- {path}`: reads a file that holds keys, tokens or passwords"
+        )
+    };
+    let tamper = |path: &str, what: &str| {
+        format!(
+            "self-protection: writes `{path}`, {what}: it would disable or weaken the guard \
+             (denied in every mode but autonomous; no rule can allow it)"
+        )
+    };
+    let gemini = |decision: &str, reason: &str| {
+        format!("{}\n", json!({"decision": decision, "reason": reason}))
+    };
+    let specific = |decision: &str, reason: &str| {
+        format!(
+            "{}\n",
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecision": decision, "permissionDecisionReason": reason}})
+        )
+    };
+    let patch = |path: &str| json!({"command": format!("*** Begin Patch\n*** Update File: {path}\n@@\n-a\n+b\n*** End Patch\n")});
+    let cases: Vec<(&str, &str, Value, String)> = vec![
+        // Gemini CLI 0.61: `file_path`, `dir_path`, `include`.
+        (
+            "gemini",
+            "read_file",
+            json!({"file_path": at(".env")}),
+            gemini("ask", &secret(&at(".env"))),
+        ),
+        (
+            "gemini",
+            "read_many_files",
+            json!({"include": ["src/**", "config/.env"]}),
+            gemini("ask", &secret("config/.env")),
+        ),
+        (
+            "gemini",
+            "read_file",
+            json!({"file_path": at("src/main.rs")}),
+            String::new(),
+        ),
+        (
+            "gemini",
+            "read_many_files",
+            json!({"include": ["src/**/*.rs"]}),
+            String::new(),
+        ),
+        (
+            "gemini",
+            "glob",
+            json!({"pattern": "**/*.rs", "dir_path": at("src")}),
+            String::new(),
+        ),
+        (
+            "gemini",
+            "grep_search",
+            json!({"pattern": "fn main", "dir_path": at("src")}),
+            String::new(),
+        ),
+        (
+            "gemini",
+            "list_directory",
+            json!({"dir_path": at("src")}),
+            String::new(),
+        ),
+        (
+            "gemini",
+            "replace",
+            json!({"file_path": at(".gemini/settings.json"), "old_string": "a", "new_string": "b"}),
+            gemini(
+                "deny",
+                &tamper(&at(".gemini/settings.json"), "Gemini CLI's hook settings"),
+            ),
+        ),
+        (
+            "gemini",
+            "write_file",
+            json!({"file_path": at(".toolgate.toml"), "content": ""}),
+            gemini(
+                "deny",
+                &tamper(&at(".toolgate.toml"), "toolgate's project policy"),
+            ),
+        ),
+        (
+            "gemini",
+            "write_file",
+            json!({"file_path": at("src/main.rs"), "content": ""}),
+            String::new(),
+        ),
+        // Qwen Code: `path` for directories, `edit` for Gemini's `replace`.
+        (
+            "qwen",
+            "read_file",
+            json!({"file_path": at(".env")}),
+            specific("ask", &secret(&at(".env"))),
+        ),
+        (
+            "qwen",
+            "read_file",
+            json!({"file_path": at("src/main.rs")}),
+            String::new(),
+        ),
+        (
+            "qwen",
+            "grep_search",
+            json!({"pattern": "x", "path": at("src")}),
+            String::new(),
+        ),
+        (
+            "qwen",
+            "list_directory",
+            json!({"path": at("src")}),
+            String::new(),
+        ),
+        (
+            "qwen",
+            "edit",
+            json!({"file_path": at(".qwen/settings.json"), "old_string": "a", "new_string": "b"}),
+            specific(
+                "deny",
+                &tamper(&at(".qwen/settings.json"), "Qwen Code's hook settings"),
+            ),
+        ),
+        (
+            "qwen",
+            "edit",
+            json!({"file_path": at("src/main.rs"), "old_string": "a", "new_string": "b"}),
+            String::new(),
+        ),
+        // Codex: no file-reading tool (it reads with its shell, which
+        // cannot ask); edits are patches.
+        (
+            "codex",
+            "Bash",
+            json!({"command": "cat .env"}),
+            specific(
+                "deny",
+                "destructive (medium, credential-access) in guard mode: reads a file \
+                           that holds keys, tokens or passwords (needs confirmation, which Codex \
+                           hooks cannot ask for: denied)",
+            ),
+        ),
+        (
+            "codex",
+            "apply_patch",
+            patch(".codex/config.toml"),
+            specific(
+                "deny",
+                &tamper(".codex/config.toml", "Codex's hook settings"),
+            ),
+        ),
+        ("codex", "apply_patch", patch("src/main.rs"), String::new()),
+        (
+            "codex",
+            "Bash",
+            json!({"command": "cat src/main.rs"}),
+            specific(
+                "allow",
+                "safe (safe, fs-read) in guard mode: prints file contents",
+            ),
+        ),
+    ];
+    for (client, tool, input, want) in cases {
+        let o = guard(client, &client_tool(client, tool, input.clone(), &cwd));
+        assert_eq!(
+            (o.stdout.as_str(), o.code),
+            (want.as_str(), Some(0)),
+            "{client} {tool} {input}: {o:?}"
+        );
+    }
+}
+
 /// `toolgate allow|ask|deny` run by an agent through its shell tool is
 /// self-protection, like `install`; `suggest` and `log --stats` are not.
 #[test]

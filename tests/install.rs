@@ -181,6 +181,8 @@ fn codex_keeps_comments() {
             "# A formatter hook of my own.",
             "command = \"my-checker\"",
             "timeout = 30",
+            "matcher = \"apply_patch\"",
+            "matcher = \"^(Bash|apply_patch)$\"",
         ],
     );
     let out = home.ok(&["install", "codex"]);
@@ -200,14 +202,24 @@ fn gemini_qwen_copilot_cursor_windsurf_round_trip() {
         "gemini",
         ".gemini/settings.json",
         other,
-        &["run_shell_command", "BeforeTool", "30000"],
+        &[
+            "\"matcher\": \"^(run_shell_command|read_file|read_many_files|glob|grep_search|\
+             search_file_content|list_directory|write_file|replace)$\"",
+            "BeforeTool",
+            "30000",
+        ],
     );
     round_trip(
         &home,
         "qwen",
         ".qwen/settings.json",
         other,
-        &["run_shell_command", "PreToolUse", "30000"],
+        &[
+            "\"matcher\": \"^(run_shell_command|read_file|glob|grep_search|list_directory|\
+             write_file|edit)$\"",
+            "PreToolUse",
+            "30000",
+        ],
     );
     let copilot = "{\n  \"version\": 1,\n  \"hooks\": {\n    \"preToolUse\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"./audit.sh\"\n      }\n    ]\n  }\n}\n";
     round_trip(
@@ -597,7 +609,7 @@ const JSONC: &[(&str, &str, &str, &str)] = &[
     ],
     "BeforeTool": [
       {
-        "matcher": "run_shell_command",
+        "matcher": "^(run_shell_command|read_file|read_many_files|glob|grep_search|search_file_content|list_directory|write_file|replace)$",
         "hooks": [
           {
             "type": "command",
@@ -635,7 +647,7 @@ const JSONC: &[(&str, &str, &str, &str)] = &[
   "hooks": {
     "PreToolUse": [
       {
-        "matcher": "run_shell_command",
+        "matcher": "^(run_shell_command|read_file|glob|grep_search|list_directory|write_file|edit)$",
         "hooks": [
           {
             "type": "command",
@@ -1125,4 +1137,99 @@ fn doctor_finds_the_project_it_runs_in_and_obeys_its_policy() {
         "{report}"
     );
     assert!(report.contains("ok (it can only tighten)"), "{report}");
+}
+
+/// Issue 34: Gemini CLI's, Qwen Code's and Codex's install routes their
+/// file tools to the hook (an anchored matcher, so that no other tool
+/// whose name holds one is sent); an older install's shell-only matcher
+/// grows on reinstall when the group is toolgate's alone, while a group
+/// the user shares with toolgate keeps the user's matcher, and the user's
+/// own hooks stay exactly as they were.
+#[test]
+fn file_tools_are_routed_and_user_hooks_kept() {
+    let home = Home::new("file-tools");
+    let bin = env!("CARGO_BIN_EXE_toolgate");
+    use serde_json::json;
+    let gemini = "^(run_shell_command|read_file|read_many_files|glob|grep_search|\
+                  search_file_content|list_directory|write_file|replace)$";
+    let qwen = "^(run_shell_command|read_file|glob|grep_search|list_directory|write_file|edit)$";
+    for (client, rel, event, matcher) in [
+        ("gemini", ".gemini/settings.json", "BeforeTool", gemini),
+        ("qwen", ".qwen/settings.json", "PreToolUse", qwen),
+    ] {
+        // An older install (shell only) beside a hook of the user's.
+        let user = json!({"matcher": "write_file|edit", "hooks": [
+            {"type": "command", "command": "prettier --check", "timeout": 5000}]});
+        let old = json!({"theme": "dark", "hooks": {event: [
+            user.clone(),
+            {"matcher": "run_shell_command", "hooks": [
+                {"type": "command", "command": format!("{bin} hook --protocol {client}")}]},
+        ]}});
+        home.write(rel, &format!("{old:#}\n"));
+        home.ok(&["install", client]);
+        let v: serde_json::Value =
+            serde_json::from_str(&home.read(rel)).unwrap_or_else(|e| panic!("{client}: {e}"));
+        let list = v["hooks"][event].as_array().cloned().unwrap_or_default();
+        assert_eq!(list.len(), 2, "{client}: {v:#}");
+        assert_eq!(list[0], user, "{client}: the user's hook");
+        assert_eq!(list[1]["matcher"], json!(matcher), "{client}: {v:#}");
+        assert_eq!(v["theme"], json!("dark"), "{client}");
+        let command = list[1]["hooks"][0]["command"].as_str().unwrap_or_default();
+        assert!(
+            command.ends_with(&format!(" hook --protocol {client} --mode guard")),
+            "{client}: {command}"
+        );
+        // A group shared with a hook of the user's keeps its matcher.
+        let shared = json!({"hooks": {event: [
+            {"matcher": "run_shell_command", "hooks": [
+                {"type": "command", "command": "audit.sh"},
+                {"type": "command", "command": format!("{bin} hook --protocol {client}")}]},
+        ]}});
+        home.write(rel, &format!("{shared:#}\n"));
+        home.ok(&["install", client]);
+        let v: serde_json::Value =
+            serde_json::from_str(&home.read(rel)).unwrap_or_else(|e| panic!("{client}: {e}"));
+        assert_eq!(
+            v["hooks"][event][0]["matcher"],
+            json!("run_shell_command"),
+            "{client}: {v:#}"
+        );
+        assert_eq!(
+            v["hooks"][event][0]["hooks"][0]["command"],
+            json!("audit.sh"),
+            "{client}"
+        );
+    }
+
+    // Codex: `Bash` grows to `apply_patch`; the user's own group with its
+    // comment stays byte for byte.
+    let user = "# my patch checker\n[[hooks.PreToolUse]]\nmatcher = \"apply_patch\"\n\n\
+                [[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"my-checker\"\n";
+    home.write(
+        ".codex/config.toml",
+        &format!(
+            "{user}\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n\n[[hooks.PreToolUse.hooks]]\n\
+             type = \"command\"\ncommand = \"{bin} hook --protocol codex\"\ntimeout = 30\n"
+        ),
+    );
+    home.ok(&["install", "codex"]);
+    let text = home.read(".codex/config.toml");
+    assert!(text.starts_with(user), "{text}");
+    assert_eq!(text.matches("matcher = ").count(), 2, "{text}");
+    assert!(
+        text.contains("\n[[hooks.PreToolUse]]\nmatcher = \"^(Bash|apply_patch)$\"\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(" hook --protocol codex --mode guard\""),
+        "{text}"
+    );
+    // A fresh Codex file gets the matcher too.
+    let fresh = Home::new("file-tools-fresh");
+    fresh.ok(&["install", "codex"]);
+    let text = fresh.read(".codex/config.toml");
+    assert!(
+        text.starts_with("[[hooks.PreToolUse]]\nmatcher = \"^(Bash|apply_patch)$\"\n"),
+        "{text}"
+    );
 }

@@ -10,6 +10,7 @@ mod ci_scan;
 mod cli;
 mod decision_log;
 mod differential;
+mod doctor;
 mod gate;
 mod guard;
 mod guards;

@@ -67,8 +67,10 @@ const PROTECTED: &[Protected] = &[
 ];
 
 /// The file-editing tools whose path field is checked, by client: Claude
-/// Code (and Copilot's Claude-style hooks), then Gemini CLI and Qwen Code
-/// (which share Gemini's tool names). Copilot CLI's own edit tools are not
+/// Code (and Copilot's Claude-style hooks); Gemini CLI (`write_file`,
+/// `replace`); Qwen Code (`write_file`, and `edit`, which it renamed from
+/// Gemini's `replace`); Codex's [`PATCH_TOOL`], whose paths are in the
+/// patch text rather than a field. Copilot CLI's own edit tools are not
 /// listed: no captured payload names them yet.
 pub const FILE_EDIT_TOOLS: &[(&str, &[&str])] = &[
     ("Write", &["file_path"]),
@@ -77,7 +79,43 @@ pub const FILE_EDIT_TOOLS: &[(&str, &[&str])] = &[
     ("NotebookEdit", &["notebook_path"]),
     ("write_file", &["file_path", "absolute_path", "path"]),
     ("replace", &["file_path", "absolute_path", "path"]),
+    ("edit", &["file_path", "absolute_path", "path"]),
+    (PATCH_TOOL, &[]),
 ];
+
+/// Codex's file-editing tool. Its hook payload carries the whole patch in
+/// `tool_input.command`; the files it writes are named by the patch's
+/// headers ([`patch_paths`]).
+pub const PATCH_TOOL: &str = "apply_patch";
+
+/// The files a Codex patch adds, deletes, updates or moves to: the rest of
+/// each `*** Add File: `, `*** Delete File: `, `*** Update File: ` and
+/// `*** Move to: ` line, trimmed.
+///
+/// ```
+/// use toolgate_core::guard_paths::patch_paths;
+/// let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n\
+///              *** Update File: old.rs\n*** Move to: .codex/config.toml\n*** End Patch";
+/// let paths: Vec<&str> = patch_paths(patch).collect();
+/// assert_eq!(paths, ["src/a.rs", "old.rs", ".codex/config.toml"]);
+/// assert_eq!(patch_paths("+*** Add File: x").count(), 0);
+/// ```
+pub fn patch_paths(patch: &str) -> impl Iterator<Item = &str> {
+    const HEADERS: &[&str] = &[
+        "*** Add File: ",
+        "*** Delete File: ",
+        "*** Update File: ",
+        "*** Move to: ",
+    ];
+    patch.lines().filter_map(|line| {
+        let line = line.trim_start();
+        HEADERS
+            .iter()
+            .find_map(|h| line.strip_prefix(h))
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+    })
+}
 
 /// Is `tool` one of the [`FILE_EDIT_TOOLS`]?
 pub fn is_file_edit_tool(tool: &str) -> bool {
@@ -448,6 +486,9 @@ fn wildcard(pattern: &[u8], text: &[u8]) -> bool {
 /// assert!(tampered_path("Write", &call, &g).is_some());
 /// assert!(tampered_path("Write", &json!({"file_path": "/app/src/lib.rs"}), &g).is_none());
 /// assert!(tampered_path("Read", &call, &g).is_none());
+/// let patch = json!({"command": "*** Begin Patch\n*** Add File: .toolgate.toml\n+x\n*** End Patch"});
+/// assert!(tampered_path("apply_patch", &patch, &g).is_some());
+/// assert!(tampered_path("apply_patch", &json!({"command": "*** Update File: a.rs"}), &g).is_none());
 /// ```
 pub fn tampered_path<'a>(
     tool: &str,
@@ -455,9 +496,16 @@ pub fn tampered_path<'a>(
     guard: &GuardPaths,
 ) -> Option<(&'a str, &'static str)> {
     let (_, fields) = FILE_EDIT_TOOLS.iter().find(|(name, _)| *name == tool)?;
+    let patch = (tool == PATCH_TOOL)
+        .then(|| args.get("command").and_then(Value::as_str))
+        .flatten()
+        .map(patch_paths)
+        .into_iter()
+        .flatten();
     fields
         .iter()
         .filter_map(|f| args.get(*f).and_then(Value::as_str))
+        .chain(patch)
         .find_map(|path| guard.protects(path).map(|what| (path, what)))
 }
 

@@ -5,6 +5,12 @@
 //! a deny without a reason, non-JSON output, exit 1 and a timeout all let
 //! the command run, so ask is written as a deny that says so, and every
 //! deny carries a reason. Hooks run only once trusted (`/hooks`).
+//!
+//! Besides its shell (`Bash`), Codex sends its file edits to `PreToolUse`
+//! as `apply_patch`, with the whole patch in `tool_input.command` (the
+//! files it writes are named by the patch's headers); `install` routes
+//! both ([`MATCHER`]). Codex has no file-reading tool: it reads through
+//! the shell.
 
 use std::path::PathBuf;
 
@@ -17,6 +23,11 @@ use crate::place::{Env, Scope};
 
 /// Codex CLI.
 pub struct Codex;
+
+/// The tools toolgate's hook is routed: the shell and `apply_patch` (a
+/// matcher is a regular expression over the tool name, anchored here so
+/// that no other tool whose name holds one of them is sent).
+pub const MATCHER: &str = "^(Bash|apply_patch)$";
 
 impl Client for Codex {
     fn name(&self) -> &'static str {

@@ -4,8 +4,11 @@
 //! (exit 2 also denies; exit 1 lets the call run). In headless `gemini -p` an
 //! ask waits for a person who is not there until the CLI times out, so
 //! `--headless` (or `TOOLGATE_HEADLESS=1`) turns ask into deny before the
-//! answer is rendered here. Its file tools (`write_file`, `replace`) can be
-//! routed to the hook by a matcher.
+//! answer is rendered here. Its file tools (`read_file`, `read_many_files`,
+//! `glob`, `grep_search`, `list_directory`, `write_file`, `replace`) are
+//! routed to the hook by the matcher `install` writes ([`MATCHER`]): a read
+//! of a secret gets the destructive answer, an edit of a guard file is
+//! denied, everything else no opinion.
 
 use std::path::PathBuf;
 
@@ -17,6 +20,13 @@ use crate::place::{Env, Scope};
 
 /// Gemini CLI.
 pub struct GeminiCli;
+
+/// The tools toolgate's hook is routed: the shell and Gemini CLI's file
+/// tools (`search_file_content` is `grep_search`'s older name). A matcher
+/// is a regular expression over the tool name, anchored here so that no
+/// MCP tool whose name holds one of them is sent.
+pub const MATCHER: &str = "^(run_shell_command|read_file|read_many_files|glob|grep_search|\
+                           search_file_content|list_directory|write_file|replace)$";
 
 impl Client for GeminiCli {
     fn name(&self) -> &'static str {
@@ -72,7 +82,7 @@ impl Client for GeminiCli {
         // `timeout` in milliseconds.
         Some(InstallShape::Json(JsonShape {
             event: "BeforeTool",
-            matcher: Some("run_shell_command"),
+            matcher: Some(MATCHER),
             command_key: "command",
             timeout: Some(Timeout {
                 key: "timeout",

@@ -35,8 +35,11 @@ use toolgate_core::gate::Decision;
 use toolgate_core::label::Label;
 
 pub use claude::MATCHER as CLAUDE_MATCHER;
+pub use codex::MATCHER as CODEX_MATCHER;
+pub use gemini::MATCHER as GEMINI_MATCHER;
 pub use opencode::PLUGIN as OPENCODE_PLUGIN;
 pub use payload::{detect, session_id, Request};
+pub use qwen::MATCHER as QWEN_MATCHER;
 
 use crate::place::{Env, Scope};
 

@@ -16,6 +16,10 @@
 //! and a timeout let the call run. Headless `qwen -p` offers the shell tool
 //! only in yolo mode, and there an ask is a denial already. Ask was seen to
 //! block only in `-p`, so a call toolgate cannot check is denied.
+//!
+//! Its file tools (`read_file`, `glob`, `grep_search`, `list_directory`,
+//! `write_file`, and `edit`, Gemini's `replace` renamed) are routed to the
+//! hook by the matcher `install` writes ([`MATCHER`]).
 
 use std::path::PathBuf;
 
@@ -28,6 +32,12 @@ use crate::place::{Env, Scope};
 
 /// Qwen Code.
 pub struct QwenCode;
+
+/// The tools toolgate's hook is routed: the shell and Qwen Code's file
+/// tools, as a regular expression over the tool name, anchored so that no
+/// MCP tool whose name holds one of them is sent.
+pub const MATCHER: &str =
+    "^(run_shell_command|read_file|glob|grep_search|list_directory|write_file|edit)$";
 
 impl Client for QwenCode {
     fn name(&self) -> &'static str {
@@ -86,7 +96,7 @@ impl Client for QwenCode {
         // Claude's shape, Gemini's tool name, milliseconds.
         Some(InstallShape::Json(JsonShape {
             event: "PreToolUse",
-            matcher: Some("run_shell_command"),
+            matcher: Some(MATCHER),
             command_key: "command",
             timeout: Some(Timeout {
                 key: "timeout",

@@ -237,11 +237,12 @@ pub fn respond_traced(
             // the client allows: a read of a secret is judged as `cat` of
             // it would be; any other read is the client's to decide.
             let read = (!shell && client.hooks_file_edits())
-                .then(|| read_target(&request.tool_name, &request.tool_input))
+                .then(|| read_targets(&request.tool_name, &request.tool_input))
                 .flatten();
             let secret = read
-                .as_deref()
-                .and_then(|path| secret_read(gate, path, &ctx));
+                .iter()
+                .flatten()
+                .find_map(|path| secret_read(gate, path, &ctx));
             let mut assessed = gate.assess_in(&request.tool_name, &request.tool_input, None, &ctx);
             // A secret read is decided as the destructive call it is, by
             // the rules, the profile or the mode's row alike.
@@ -374,9 +375,14 @@ fn finish(
     (answer, trace)
 }
 
-/// The file-reading and listing tools and their path field, by client:
-/// Claude Code's `Read`, `NotebookRead`, `Grep`, `Glob` and `LS`, Gemini
-/// CLI's and Qwen Code's `read_file`.
+/// The file-reading and listing tools and the fields that name what they
+/// read, by client: Claude Code's `Read`, `NotebookRead`, `Grep`, `Glob`
+/// and `LS`; Gemini CLI's `read_file`, `read_many_files` (a list of paths
+/// or globs in `include`), `glob`, `grep_search` (once
+/// `search_file_content`) and `list_directory`, whose directory is
+/// `dir_path`; Qwen Code's `read_file`, `glob`, `grep_search` and
+/// `list_directory`, whose directory is `path`. Codex has no file-reading
+/// tool: it reads through its shell.
 const FILE_READ_TOOLS: &[(&str, &[&str])] = &[
     ("Read", &["file_path"]),
     ("NotebookRead", &["notebook_path"]),
@@ -384,18 +390,37 @@ const FILE_READ_TOOLS: &[(&str, &[&str])] = &[
     ("Glob", &["path"]),
     ("LS", &["path"]),
     ("read_file", &["file_path", "absolute_path", "path"]),
+    ("read_many_files", &["include"]),
+    ("glob", &["dir_path", "path"]),
+    ("grep_search", &["dir_path", "path"]),
+    ("search_file_content", &["dir_path", "path"]),
+    ("list_directory", &["dir_path", "path"]),
 ];
 
-/// The path a file-reading tool call reads (empty when it names none, as
-/// a `Glob` in the working directory), if `tool` is one.
-fn read_target(tool: &str, input: &Value) -> Option<String> {
+/// The paths a file-reading tool call reads, from every field of it the
+/// call has (a string, or a list of strings); none when it names none, as
+/// a `Glob` in the working directory. `None` when `tool` is not one of the
+/// [`FILE_READ_TOOLS`].
+fn read_targets(tool: &str, input: &Value) -> Option<Vec<String>> {
     let (_, keys) = FILE_READ_TOOLS.iter().find(|(name, _)| *name == tool)?;
+    let strings = |v: &Value| -> Vec<String> {
+        match v {
+            Value::String(path) => vec![path.clone()],
+            Value::Array(list) => list
+                .iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
     Some(
         keys.iter()
-            .find_map(|k| input.get(*k).and_then(Value::as_str))
-            .unwrap_or_default()
-            .trim()
-            .to_string(),
+            .filter_map(|k| input.get(*k))
+            .flat_map(strings)
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
     )
 }
 

@@ -4,7 +4,7 @@
 //!
 //! ```toml
 //! [[hooks.PreToolUse]]
-//! matcher = "Bash"
+//! matcher = "^(Bash|apply_patch)$"
 //! [[hooks.PreToolUse.hooks]]
 //! type = "command"
 //! command = "/usr/local/bin/toolgate hook --protocol codex --mode balanced"
@@ -16,6 +16,7 @@ use std::path::Path;
 use toml_edit::{value, ArrayOfTables, DocumentMut, Item, Table};
 
 use super::{is_toolgate_command, InstallError, TIMEOUT_SECS};
+use crate::client::CODEX_MATCHER as MATCHER;
 
 const EVENT: &str = "PreToolUse";
 
@@ -130,6 +131,19 @@ pub(super) fn install(
     match found.first() {
         Some(&(g, h)) => {
             remove(groups, &found[1..]);
+            // A group that holds toolgate's hook alone takes toolgate's
+            // matcher, so that a reinstall routes the tools this version
+            // gates (an older install's `Bash` grows to `apply_patch`).
+            if let Some(group) = groups.get_mut(g) {
+                let alone = group
+                    .get("hooks")
+                    .and_then(Item::as_array_of_tables)
+                    .is_some_and(|hooks| hooks.len() == 1);
+                let matcher = group.get("matcher").and_then(Item::as_str);
+                if alone && matcher.is_some_and(|m| m != MATCHER) {
+                    group["matcher"] = value(MATCHER);
+                }
+            }
             if let Some(hook) = groups
                 .get_mut(g)
                 .and_then(|t| t.get_mut("hooks"))
@@ -155,7 +169,7 @@ pub(super) fn install(
             let mut hooks = ArrayOfTables::new();
             hooks.push(hook);
             let mut group = Table::new();
-            group["matcher"] = value("Bash");
+            group["matcher"] = value(MATCHER);
             group.insert("hooks", Item::ArrayOfTables(hooks));
             groups.push(group);
         }

@@ -300,9 +300,15 @@ impl Report {
                     }
                 }
                 if let (Some(now), Some(then)) = (&h.row, &h.legacy) {
+                    // The legacy row asks; a client that cannot ask blocks.
+                    let every = if now.safe == Outcome::Blocked {
+                        format!("blocks every call ({} cannot ask)", c.client.title())
+                    } else {
+                        "asks for every call".to_string()
+                    };
                     let _ = writeln!(
                         out,
-                        "    legacy: this hook has no mode, so it asks for every call and overrides {}'s own permission rules",
+                        "    legacy: this hook has no mode, so it {every} and overrides {}'s own permission rules",
                         c.client.title()
                     );
                     let _ = writeln!(
