@@ -78,8 +78,8 @@ fn readme_and_docs_console_examples_print_what_the_page_shows() {
     let pages = pages(root);
     let mut examples: Vec<(String, Example)> = Vec::new();
     for page in &pages {
-        let text = std::fs::read_to_string(page)
-            .unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        let text =
+            std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
         let name = page
             .strip_prefix(root)
             .unwrap_or(page)
@@ -87,7 +87,11 @@ fn readme_and_docs_console_examples_print_what_the_page_shows() {
             .to_string();
         let found = self::examples(&text);
         if name == "README.md" {
-            assert!(found.len() >= 5, "only {} README examples found", found.len());
+            assert!(
+                found.len() >= 5,
+                "only {} README examples found",
+                found.len()
+            );
         }
         examples.extend(found.into_iter().map(|ex| (name.clone(), ex)));
     }

@@ -345,12 +345,11 @@ impl<'c, 's> Walk<'c, 's> {
         // name may stand, and so are variables known to hold no secret,
         // which it lets stand only where a word is printed as it is; every
         // other expansion rules safe out here.
-        if cmd.words.iter().any(|w| {
-            !w.literal
-                && !w.glob
-                && (w.variables == crate::shell::Variables::None
-                    || !crate::spec::format::expands_only_non_secret_variables(&w.text))
-        }) {
+        if cmd
+            .words
+            .iter()
+            .any(|w| !w.literal && !w.glob && w.variables == crate::shell::Variables::None)
+        {
             self.refuse_safe("a word is expanded by the shell at run time");
         }
         if let Some(fed) = &cmd.stdin {

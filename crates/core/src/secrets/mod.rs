@@ -56,6 +56,7 @@ mod placeholder;
 // them (`check_sources`).
 #[allow(dead_code)]
 mod schema;
+pub mod variables;
 
 use std::sync::OnceLock;
 

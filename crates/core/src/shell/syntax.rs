@@ -32,8 +32,9 @@ pub struct Word {
     /// True when the word contains a command or process substitution.
     pub substitution: bool,
     /// Whether the word's only expansions are of plain variables (`$NAME`,
-    /// `${NAME}`), and how they stand: such a word prints a value the
-    /// classifier cannot see, but runs nothing.
+    /// `${NAME}`) known to hold no secret
+    /// ([`crate::secrets::variables`]), and how they stand: such a word
+    /// prints a value the classifier cannot see, but runs nothing.
     #[serde(skip)]
     pub variables: Variables,
     /// Byte range in the script this word was read from.

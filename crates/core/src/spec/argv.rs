@@ -80,14 +80,15 @@ impl fmt::Display for Refusal {
 /// literal, keeps the reasons of a refusal and notes no reads.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Reading<'c> {
-    /// The words the shell expands as globs, by text (a literal word with
-    /// the same text is held to the same rules; see [`paths::check_glob`]
-    /// for where one may stand).
+    /// The words the shell expands as globs, by text, sorted and without
+    /// repeats (a literal word with the same text is held to the same
+    /// rules; see [`paths::check_glob`] for where one may stand).
     pub globs: &'c [&'c str],
     /// The words whose only expansions are of variables known to hold no
-    /// secret, by text, with how they stand: data where the spec says the
-    /// command prints a word as it is ([`Role::Printed`]), refused
-    /// anywhere else.
+    /// secret, by text, sorted and without repeats (where one text stands
+    /// both quoted and not, as [`Variables::Unquoted`]), with how they
+    /// stand: data where the spec says the command prints a word as it is
+    /// ([`Role::Printed`]), refused anywhere else.
     pub variables: &'c [(&'c str, Variables)],
     /// Where the reads are noted, for a caller that will look at them: a
     /// read only a look can clear (a search of the working directory, a
@@ -411,6 +412,14 @@ impl<'s, 'c> Reader<'s, 'c> {
                     return self.subcommand(spec, path, w, &args[i + 1..], depth);
                 }
                 if spec.wraps && !seen.lookup && seen.operands.len() == fixed {
+                    // The wrapper's own operands (`timeout 5 …`) are
+                    // judged before the command it runs.
+                    let own = spec.operands.iter().filter(|o| o.repeat == Repeat::One);
+                    for (op, &(w, _)) in own.zip(&seen.operands) {
+                        if !self.variable_word(op.role, w, false, false)? {
+                            self.role(op.role, w, false)?;
+                        }
+                    }
                     return self.command(&args[i..], depth + 1);
                 }
                 seen.operands.push((w, seen.dashdash));
@@ -978,15 +987,18 @@ impl<'s, 'c> Reader<'s, 'c> {
 
     /// Whether the shell expands `w` as a glob.
     fn is_glob(&self, w: &str) -> bool {
-        !self.globs.is_empty() && self.globs.contains(&w)
+        !self.globs.is_empty() && self.globs.binary_search(&w).is_ok()
     }
 
     /// How `w` expands variables, if it is one of [`Reading::variables`].
     fn variable(&self, w: &str) -> Option<Variables> {
+        if self.variables.is_empty() {
+            return None;
+        }
         self.variables
-            .iter()
-            .find(|(text, _)| *text == w)
-            .map(|&(_, how)| how)
+            .binary_search_by(|(text, _)| (*text).cmp(w))
+            .ok()
+            .map(|at| self.variables[at].1)
     }
 
     /// Judges `w` where `role` stands, if it expands variables: `Ok(true)`
@@ -1057,7 +1069,7 @@ impl<'s, 'c> Reader<'s, 'c> {
                     .unwrap_or("a secret");
                 refuse(format!("names a secret ({class})"))
             }
-            Role::EnvName if super::format::NON_SECRET_VARIABLES.binary_search(&w).is_err() => {
+            Role::EnvName if !crate::secrets::variables::holds_no_secret(w) => {
                 refuse("not a variable known to hold no secret: any other may hold a token".into())
             }
             Role::Number if self.bounded.get() && !number_within_bound(w) => refuse(format!(
@@ -1739,13 +1751,6 @@ subcommand_help = ["--help"]
         check(specs, &words, &Context::default(), &Reading::default())
             .map(|v| v.help)
             .map_err(|r| r.to_string())
-    }
-
-    /// The names an `env-name` may be are searched by bisection.
-    #[test]
-    fn non_secret_variables_are_sorted() {
-        let names = super::super::format::NON_SECRET_VARIABLES;
-        assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
     }
 
     /// `git tag` lists with `--list`, given anywhere, and creates without.

@@ -269,7 +269,8 @@ pub enum Role {
     /// The name of an environment variable that holds no secret by any
     /// convention: the locale, the time zone, the terminal, the places a
     /// session keeps (`PWD`, `HOME`, `PATH`, `TMPDIR`) and who it runs as
-    /// (see [`NON_SECRET_VARIABLES`]). Any other name may hold a token.
+    /// (see [`crate::secrets::variables`]). Any other name may hold a
+    /// token.
     EnvName,
     /// The directory the shell moves into (`cd DIR`), required: inside the
     /// working directory and through no hidden directory, because the
@@ -756,87 +757,6 @@ pub fn role_of(name: &str) -> Option<Role> {
         "env-name" => Role::EnvName,
         _ => return None,
     })
-}
-
-/// The environment variables a [`Role::EnvName`] may name: none is a
-/// place where tools or people keep credentials. (Sorted, for a binary
-/// search; a test checks.)
-pub const NON_SECRET_VARIABLES: &[&str] = &[
-    "COLORTERM",
-    "COLUMNS",
-    "EDITOR",
-    "HOME",
-    "HOSTNAME",
-    "LANG",
-    "LANGUAGE",
-    "LC_ADDRESS",
-    "LC_ALL",
-    "LC_COLLATE",
-    "LC_CTYPE",
-    "LC_IDENTIFICATION",
-    "LC_MEASUREMENT",
-    "LC_MESSAGES",
-    "LC_MONETARY",
-    "LC_NAME",
-    "LC_NUMERIC",
-    "LC_PAPER",
-    "LC_TELEPHONE",
-    "LC_TIME",
-    "LINES",
-    "LOGNAME",
-    "OLDPWD",
-    "PAGER",
-    "PATH",
-    "PWD",
-    "SHELL",
-    "SHLVL",
-    "TERM",
-    "TMPDIR",
-    "TZ",
-    "USER",
-    "VISUAL",
-    "XDG_CACHE_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_DATA_HOME",
-    "XDG_RUNTIME_DIR",
-    "XDG_STATE_HOME",
-];
-
-/// Whether every variable a word's text expands (`$NAME`, `${NAME}`) is one
-/// of [`NON_SECRET_VARIABLES`], and it expands at least one. (A `$` that
-/// starts no name is a literal one; a quoted `'$X'` beside an expansion is
-/// held to the same rule, which only refuses more.)
-pub fn expands_only_non_secret_variables(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let name_start = |b: u8| b == b'_' || b.is_ascii_alphabetic();
-    let name_char = |b: u8| b == b'_' || b.is_ascii_alphanumeric();
-    let mut any = false;
-    let mut i = 0;
-    while let Some(at) = bytes[i..].iter().position(|&b| b == b'$') {
-        let mut start = i + at + 1;
-        let braced = bytes.get(start) == Some(&b'{');
-        start += usize::from(braced);
-        if !bytes.get(start).is_some_and(|&b| name_start(b)) {
-            if braced {
-                return false;
-            }
-            i = start;
-            continue;
-        }
-        let end = start + bytes[start..].iter().take_while(|&&b| name_char(b)).count();
-        if braced && bytes.get(end) != Some(&b'}') {
-            return false;
-        }
-        if NON_SECRET_VARIABLES
-            .binary_search(&&text[start..end])
-            .is_err()
-        {
-            return false;
-        }
-        any = true;
-        i = end + usize::from(braced);
-    }
-    any
 }
 
 /// The roles a spec may name, for error messages.

@@ -1166,7 +1166,7 @@ mod tests {
     #[test]
     fn plain_variable_expansions_are_told_from_the_others() {
         use crate::shell::Variables::{None as Other, Quoted, Unquoted};
-        let src = r#"echo "$PWD" $HOME "${HOME}" "a $USER b" "${HOME:-x}" "${!X}" "$(pwd)" '$X' "$1" "$@" $HOME* "$PWD"$HOME x`pwd` "${X}y${Y}" ${X#a}"#;
+        let src = r#"echo "$PWD" $HOME "${HOME}" "a $USER b" "${HOME:-x}" "${!X}" "$(pwd)" '$X' "$1" "$@" $HOME* "$PWD"$HOME x`pwd` "${HOME}y${PWD}" ${X#a} $PAT\H "$TMP"DIR "$[X]" $"hi" "$GITHUB_TOKEN""#;
         let s = parse(src);
         assert!(s.error.is_none(), "{:?}", s.error);
         let echo = s.commands.iter().find(|c| c.words.len() > 1);
@@ -1176,7 +1176,7 @@ mod tests {
             got,
             [
                 Quoted, Unquoted, Quoted, Quoted, Other, Other, Other, Other, Other, Other, Other,
-                Unquoted, Other, Quoted, Other
+                Unquoted, Other, Quoted, Other, Other, Other, Other, Other, Other
             ]
         );
     }

@@ -51,8 +51,18 @@ impl WordBuf {
         self.expands |= EXPANDS_OTHER;
     }
 
-    /// The shell expands a plain variable in the word.
-    fn expands_variable(&mut self, in_dquote: bool) {
+    /// The shell expands the variable `name` in the word (`None`: a
+    /// `${…}` that is not a plain name). Only one known to hold no secret
+    /// counts as a plain variable; the name is the one the shell reads,
+    /// whatever the word's text goes on with (`$PAT\H` expands `PAT`).
+    fn expands_variable(&mut self, name: Option<&[u8]>, in_dquote: bool) {
+        let no_secret = name
+            .and_then(|n| std::str::from_utf8(n).ok())
+            .is_some_and(crate::secrets::variables::holds_no_secret);
+        if !no_secret {
+            self.expands_other();
+            return;
+        }
         self.literal = false;
         self.expands |= if in_dquote {
             VARS_QUOTED
@@ -218,7 +228,10 @@ impl Parser<'_> {
                         self.pos += 2;
                         self.read_ansi_c(&mut w);
                     } else if self.peek_at(1) == Some(b'"') {
+                        // `$"…"`: translated through the locale's message
+                        // catalogue, which may put expansions in its place.
                         w.quoted = true;
+                        w.expands_other();
                         self.pos += 2;
                         self.read_double_quoted(&mut w);
                     } else {
@@ -521,20 +534,25 @@ impl Parser<'_> {
                             && name.iter().all(|&b| is_name_char(b))
                     })
                     && self.src.get(self.pos.wrapping_sub(1)) == Some(&b'}');
-                if plain {
-                    w.expands_variable(in_dquote);
-                } else {
-                    w.expands_other();
-                }
+                let name = self.src.get(start + 2..self.pos.saturating_sub(1));
+                w.expands_variable(name.filter(|_| plain), in_dquote);
             }
             Some(c) if is_name_start(c) => {
-                w.expands_variable(in_dquote);
                 let start = self.pos;
                 self.pos += 1;
                 while self.peek().is_some_and(is_name_char) {
                     self.pos += 1;
                 }
+                w.expands_variable(self.src.get(start + 1..self.pos), in_dquote);
                 w.bytes.extend_from_slice(&self.src[start..self.pos]);
+            }
+            // `$[…]`, bash's old arithmetic: it reads variables (and runs
+            // the substitutions of their subscripts). Its text is read on
+            // as the word's, so what it holds is still found.
+            Some(b'[') => {
+                w.expands_other();
+                w.bytes.push(b'$');
+                self.pos += 1;
             }
             Some(c)
                 if c.is_ascii_digit()
