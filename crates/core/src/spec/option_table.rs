@@ -339,7 +339,7 @@ mod tests {
             }
         }
         assert_eq!(arity_of(4), None);
-        assert_eq!(role_of_code(19), None);
+        assert_eq!(role_of_code(20), None);
         assert_eq!(effect_of_code(8), None);
     }
 
