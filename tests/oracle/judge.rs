@@ -297,13 +297,20 @@ fn jvm_perf_data_change(call: &Call<'_>, cwd: &Path) -> bool {
 /// later reader formats the same, kept by man for every user. Nothing of
 /// the command's.
 fn man_page_cache(path: &Path) -> bool {
-    let Some(rest) = path.to_str().and_then(|p| p.strip_prefix("/var/cache/man/")) else {
+    let Some(rest) = path
+        .to_str()
+        .and_then(|p| p.strip_prefix("/var/cache/man/"))
+    else {
         return false;
     };
     let parts: Vec<&str> = rest.split('/').collect();
     parts.len() >= 2
-        && parts.iter().all(|p| !p.is_empty() && *p != ".." && *p != ".")
-        && parts[..parts.len() - 1].iter().any(|p| p.starts_with("cat"))
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && *p != ".." && *p != ".")
+        && parts[..parts.len() - 1]
+            .iter()
+            .any(|p| p.starts_with("cat"))
 }
 
 /// Filling man-db's page cache: renaming the temporary file over the page,
