@@ -44,15 +44,26 @@ mod table;
 /// small and a rare command pays.
 const MAX_DENSE_DFA: usize = 1 << 20;
 
+/// Writes a compiled part of the taxonomy where the crate embeds it from,
+/// or fails the build saying where.
+fn write_out(path: &Path, bytes: &[u8]) {
+    if let Err(e) = std::fs::write(path, bytes) {
+        panic!("{}: cannot be written: {e}", path.display());
+    }
+}
+
 fn main() {
     // The taxonomy is the workspace's, at its root.
     println!("cargo:rerun-if-changed=../../taxonomy");
     let root = Path::new("../../taxonomy");
     write_specs(root);
     write_secrets(root);
-    // An unreadable taxonomy embeds nothing; the test suite then fails
-    // on the empty taxonomy, naming the problem.
-    let files = files::toml_files(root).unwrap_or_default();
+    // A taxonomy that cannot be read or parsed fails the build, naming the
+    // file and, for TOML, the line: the embedded taxonomy never silently
+    // lacks a file. (What a parsed entry means is checked by the loader,
+    // whose tests name the entry and field.)
+    let files = files::toml_files(root)
+        .unwrap_or_else(|e| panic!("taxonomy/: the taxonomy files cannot be listed: {e}"));
     let mut bundle = schema::Bundle::default();
     let mut commands = None;
     // Rule files as parsed, and the line of each entry in order.
@@ -66,17 +77,16 @@ fn main() {
             continue;
         }
         bundle.files_seen += 1;
-        let text = std::fs::read_to_string(path).unwrap_or_default();
-        // A file that does not parse is left out here; the loader then
-        // refuses the bundle, the TOML loader reports the file with its
-        // line, and the tests fail on it.
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("taxonomy/{rel}: cannot be read: {e}"));
         if is_commands {
-            commands = toml::from_str::<schema::CommandsFile>(&text).ok();
+            let parsed = toml::from_str::<schema::CommandsFile>(&text)
+                .unwrap_or_else(|e| panic!("taxonomy/{rel}: not a valid commands file: {e}"));
+            commands = Some(parsed);
             continue;
         }
-        let Ok(mut rules) = toml::from_str::<schema::RuleFile>(&text) else {
-            continue;
-        };
+        let mut rules = toml::from_str::<schema::RuleFile>(&text)
+            .unwrap_or_else(|e| panic!("taxonomy/{rel}: not a valid rule file: {e}"));
         let mut ids = files::IdLines::new(&text);
         for raw in rules.destructive.iter_mut().chain(rules.safe.iter_mut()) {
             // Examples and near misses are for the test suite; a process
@@ -132,8 +142,8 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
-    let _ = std::fs::write(out.join("automata.index"), index);
-    let _ = std::fs::write(out.join("automata.dfa"), dfas);
+    write_out(&out.join("automata.index"), &index);
+    write_out(&out.join("automata.dfa"), &dfas);
     let packed_commands = commands.as_ref().map(|c| packer.commands(c));
     bundle.commands = packed_commands.as_ref().map(|c| c.view());
     bundle.text = &packer.text;
@@ -141,7 +151,7 @@ fn main() {
     bundle.rules = &packer.rules;
     bundle.raws = &packer.raws;
     let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
-    let _ = std::fs::write(out.join("taxonomy.postcard"), bytes);
+    write_out(&out.join("taxonomy.postcard"), &bytes);
 }
 
 /// Compiles every group of the embedded taxonomy, and every post-check, into
@@ -477,7 +487,7 @@ fn write_specs(root: &Path) {
     names.dedup_by(|a, b| a.0 == b.0);
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let bytes = spec_format::pack_spec_index(&names, &specs);
-    let _ = std::fs::write(out.join("specs.postcard"), bytes);
+    write_out(&out.join("specs.postcard"), &bytes);
 }
 
 /// Checks `taxonomy/secrets/*.toml` and writes it out as Rust statics
