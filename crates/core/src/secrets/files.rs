@@ -26,12 +26,12 @@ const BACKUPS: &[&str] = &[
 /// `NAME.zip` when NAME is missing, which must be judged as NAME is.
 /// (`name` is in lower case.)
 pub(crate) fn strip_backup(name: &str) -> &str {
+    // (No suffix of the list ends another, so which one is found first
+    // does not matter: they are looked up by length.)
+    let backups = &index().backups;
     let mut name = name;
-    while let Some(b) = BACKUPS
-        .iter()
-        .find(|b| name.len() > b.len() && name.ends_with(*b))
-    {
-        name = &name[..name.len() - b.len()];
+    while let Some(len) = backups.ending(name).filter(|&len| name.len() > len) {
+        name = &name[..name.len() - len];
     }
     name
 }
@@ -75,6 +75,8 @@ pub fn kind_of_components<'p>(
 struct Index {
     /// One per table of [`FILE_TABLES`], in order.
     tables: Vec<TableIndex>,
+    /// [`BACKUPS`].
+    backups: Suffixes,
 }
 
 #[derive(Default)]
@@ -88,6 +90,9 @@ struct TableIndex {
     literal_last: Vec<(&'static str, usize)>,
     /// The places of its patterns whose last component has a `*`.
     glob_last: Vec<usize>,
+    /// A `dirs` table's runs by their first component (sorted), with the
+    /// run's place in the table.
+    dir_first: Vec<(&'static str, usize)>,
 }
 
 /// Suffixes grouped by length, each group sorted.
@@ -113,10 +118,18 @@ impl Suffixes {
 
     /// Whether `text` ends with one of them.
     fn end(&self, text: &str) -> bool {
+        self.ending(text).is_some()
+    }
+
+    /// The length of one of them that `text` ends with.
+    fn ending(&self, text: &str) -> Option<usize> {
         let b = text.as_bytes();
-        self.by_len.iter().any(|(len, group)| {
-            b.len() >= *len && group.binary_search(&&b[b.len() - len..]).is_ok()
-        })
+        self.by_len
+            .iter()
+            .find(|(len, group)| {
+                b.len() >= *len && group.binary_search(&&b[b.len() - len..]).is_ok()
+            })
+            .map(|(len, _)| *len)
     }
 }
 
@@ -132,6 +145,14 @@ fn index() -> &'static Index {
                 };
                 match t.rule {
                     FileRule::Suffixes(list) => ix.suffixes = Suffixes::of(list),
+                    FileRule::Dirs(dirs) => {
+                        ix.dir_first = dirs
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(k, d)| d.first().map(|f| (*f, k)))
+                            .collect();
+                        ix.dir_first.sort_unstable();
+                    }
                     FileRule::Paths(paths) => {
                         for (k, p) in paths.iter().enumerate() {
                             match p.last() {
@@ -148,6 +169,7 @@ fn index() -> &'static Index {
                 ix
             })
             .collect(),
+        backups: Suffixes::of(BACKUPS),
     })
 }
 
@@ -161,7 +183,15 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
         return false;
     }
     match t.rule {
-        FileRule::Dirs(dirs) => dirs.iter().any(|d| comps.windows(d.len()).any(|w| w == *d)),
+        FileRule::Dirs(dirs) => comps.iter().enumerate().any(|(at, comp)| {
+            // The runs that start with this component, each compared from it.
+            let from = ix.dir_first.partition_point(|(f, _)| f < comp);
+            ix.dir_first[from..]
+                .iter()
+                .take_while(|(f, _)| f == comp)
+                .filter_map(|&(_, k)| dirs.get(k))
+                .any(|d| comps.get(at..at + d.len()) == Some(*d))
+        }),
         FileRule::Names(names) => names.binary_search(&last).is_ok(),
         FileRule::Suffixes(_) => ix.suffixes.end(last),
         FileRule::Paths(paths) => {
