@@ -1062,6 +1062,10 @@ fn rules_are_written_checked_and_placed() {
     );
     let out = home.ok(&["allow", "shell:cmd=npm test"]);
     assert!(out.contains("already has `shell:cmd=npm test`"), "{out}");
+    // A `|` inside quotes is one command; deny takes a list, any part of
+    // which it matches.
+    home.ok(&["allow", "shell:cmd=grep 'a|b' *"]);
+    home.ok(&["deny", "shell:cmd=make && make install"]);
     for (args, message) in [
         (
             &["allow", "Bash(git push)"][..],
@@ -1074,6 +1078,14 @@ fn rules_are_written_checked_and_placed() {
         (
             &["deny", "shell:cmnd=rm *"][..],
             "toolgate: permission rule `shell:cmnd=rm *`: unknown key `cmnd` for the shell tool: write `shell:cmd=rm *`\n",
+        ),
+        (
+            &["allow", "shell:cmd=cat a.txt && git status"][..],
+            "toolgate: `shell:cmd=cat a.txt && git status` names a list or pipeline (`&&`, `||`, `;`, `|`), \
+             and an allow rule covers one plain command, so it would never match. Each part is judged \
+             on its own: allow the parts themselves (`toolgate allow 'shell:cmd=cat a.txt'`, \
+             `toolgate allow 'shell:cmd=git status'`), and let a list whose every part is safe through \
+             with `compound = \"every-part-safe\"` in your config\n",
         ),
         (
             &["allow", "Bash"][..],

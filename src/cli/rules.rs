@@ -72,6 +72,22 @@ pub fn run(list: List, args: RuleArgs, out: &mut dyn Write) -> anyhow::Result<bo
             args.rule
         );
     }
+    if let Some(parts) = rule
+        .command_parts()
+        .filter(|_| list == List::Allow && is_shell_tool(&rule.tool))
+    {
+        let each: Vec<String> = parts
+            .iter()
+            .map(|p| format!("`{}`", toolgate::hook::allow_line(p)))
+            .collect();
+        bail!(
+            "`{}` names a list or pipeline (`&&`, `||`, `;`, `|`), and an allow rule covers one plain command, so it would never match. \
+             Each part is judged on its own: allow the parts themselves ({}), and let a list whose every part is safe \
+             through with `compound = \"every-part-safe\"` in your config",
+            args.rule,
+            each.join(", ")
+        );
+    }
     let path = match &args.project {
         Some(dir) => {
             if list == List::Allow {

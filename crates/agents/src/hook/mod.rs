@@ -346,7 +346,7 @@ pub fn respond_traced(
         &commands,
         request.cwd.as_deref(),
     );
-    let verdict = how_to_stop_asking(verdict, trace.command.as_deref());
+    let verdict = how_to_stop_asking(gate, verdict, trace.command.as_deref(), &ctx);
     finish(client, &request, verdict, trace, opts)
 }
 
@@ -468,11 +468,17 @@ fn category_of(label: &toolgate_core::Label) -> Option<String> {
 }
 
 /// An ask that the mode's row gave an unknown shell command says how to
-/// stop being asked: the exact `toolgate allow` line for it. Only for
-/// unknown commands: a destructive one is asked about for a reason, and a
-/// rule that allowed it would be the false allow toolgate exists to
-/// prevent.
-fn how_to_stop_asking(mut verdict: Verdict, command: Option<&str>) -> Verdict {
+/// stop being asked: the exact `toolgate allow` line for one plain
+/// command, and for a list or pipeline why no rule covers it and what
+/// would ([`compound_advice`]). Only for unknown commands: a destructive
+/// one is asked about for a reason, and a rule that allowed it would be
+/// the false allow toolgate exists to prevent.
+fn how_to_stop_asking(
+    gate: &Gate<'_>,
+    mut verdict: Verdict,
+    command: Option<&str>,
+    ctx: &toolgate_core::Context<'_>,
+) -> Verdict {
     let Some(command) = command.filter(|c| !c.contains('\n')) else {
         return verdict;
     };
@@ -480,12 +486,79 @@ fn how_to_stop_asking(mut verdict: Verdict, command: Option<&str>) -> Verdict {
         && verdict.label.class == Class::Unknown
         && verdict.source.starts_with("mode_")
     {
-        verdict.reason.push_str(&format!(
-            "; to stop being asked for it: {}",
-            allow_line(command)
-        ));
+        let how =
+            compound_advice(gate.classifier(), command, ctx).unwrap_or_else(|| allow_line(command));
+        verdict
+            .reason
+            .push_str(&format!("; to stop being asked for it: {how}"));
     }
     verdict
+}
+
+/// For a shell command of more than one command (a list, a pipeline, a
+/// substitution), what to do instead of an allow rule, which covers one
+/// plain command only: each part is judged on its own, so either every
+/// part is safe and `compound = "every-part-safe"` lets the whole through,
+/// or the parts not safe on their own are named, each with the rule that
+/// allows it when run alone. `None` for a single command (its rule is
+/// [`allow_line`]).
+///
+/// ```
+/// use toolgate_agents::hook::compound_advice;
+/// let c = toolgate_core::Classifier::embedded()?;
+/// let ctx = toolgate_core::Context::default();
+/// assert_eq!(compound_advice(&c, "npm test", &ctx), None);
+/// let advice = compound_advice(&c, "git status && npm test", &ctx).unwrap_or_default();
+/// assert!(advice.ends_with("not safe on its own: `npm test` (`toolgate allow 'shell:cmd=npm test'` allows it run alone)"));
+/// # Ok::<(), toolgate_core::EmbeddedTaxonomyError>(())
+/// ```
+pub fn compound_advice(
+    classifier: &toolgate_core::Classifier,
+    command: &str,
+    ctx: &toolgate_core::Context<'_>,
+) -> Option<String> {
+    let analysis = classifier.analyze_in(command, ctx);
+    if analysis.commands.len() < 2 {
+        return None;
+    }
+    let lead = "no allow rule covers more than one command (each part is judged on its own)";
+    if analysis.every_part_safe {
+        return Some(format!(
+            "{lead}; every part of this one is safe, and `compound = \"every-part-safe\"` in your \
+             config (the guard mode's default) lets such a list through"
+        ));
+    }
+    // The parts written at the top level that are not safe on their own.
+    let unsafe_parts: Vec<String> = analysis
+        .commands
+        .iter()
+        .filter(|c| c.depth == 0)
+        .filter_map(|c| c.span.and_then(|[start, end]| command.get(start..end)))
+        .map(str::trim)
+        .filter(|part| classifier.assess_in(part, ctx).label.class == Class::Unknown)
+        .map(|part| {
+            if allows_alone(part) {
+                format!("`{part}` (`{}` allows it run alone)", allow_line(part))
+            } else {
+                format!("`{part}`")
+            }
+        })
+        .collect();
+    if unsafe_parts.is_empty() {
+        return Some(format!(
+            "{lead}; this one also has a substitution, redirection or nesting that no rule covers"
+        ));
+    }
+    Some(format!(
+        "{lead}; not safe on its own: {}",
+        unsafe_parts.join(", ")
+    ))
+}
+
+/// Would the rule [`allow_line`] names for `part` allow it, run alone?
+fn allows_alone(part: &str) -> bool {
+    toolgate_core::gate::Rule::parse(&format!("shell:cmd={part}"))
+        .is_ok_and(|rule| rule.grants("shell", &serde_json::json!({ "cmd": part }), true))
 }
 
 /// The `toolgate allow` line that allows exactly `command` (the shell

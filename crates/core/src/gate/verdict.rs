@@ -244,6 +244,11 @@ impl<'c> Gate<'c> {
         self.labeler.is_shell_tool(tool)
     }
 
+    /// The classifier that labels shell commands.
+    pub fn classifier(&self) -> &'c Classifier {
+        self.labeler.classifier()
+    }
+
     /// Decides one call. `hints` overrides the configured hints for the tool.
     pub fn decide(&self, tool: &str, args: &Value, hints: Option<Hints>) -> Verdict {
         self.decide_full(tool, args, hints, None, &Context::default())
