@@ -245,6 +245,7 @@ fn toolgate_log_filters_by_decision_and_since() {
         (recent, Decision::Deny),
         (recent, Decision::Ask),
         (recent, Decision::Allow),
+        (recent, Decision::NoOpinion),
     ]
     .into_iter()
     .enumerate()
@@ -271,14 +272,24 @@ fn toolgate_log_filters_by_decision_and_since() {
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(show(&[]).len(), 5);
+    assert_eq!(show(&[]).len(), 6);
+    // The log prints `no_opinion`; the filter takes that spelling as well
+    // as its own `no-opinion`.
+    for spelling in ["no-opinion", "no_opinion"] {
+        assert_eq!(show(&["--decision", spelling]), ["echo entry-005"]);
+    }
     assert_eq!(
         show(&["--decision", "deny"]),
         ["echo entry-000", "echo entry-002"]
     );
     assert_eq!(
         show(&["--since", "1h"]),
-        ["echo entry-002", "echo entry-003", "echo entry-004"]
+        [
+            "echo entry-002",
+            "echo entry-003",
+            "echo entry-004",
+            "echo entry-005"
+        ]
     );
     assert_eq!(
         show(&["--since", "1h", "--decision", "deny"]),

@@ -45,7 +45,9 @@ pub struct SuggestArgs {
 pub enum DecisionArg {
     /// Allowed calls.
     Allow,
-    /// Calls left to the client's own permissions.
+    /// Calls left to the client's own permissions (`no_opinion`, as the
+    /// log prints it, is accepted too).
+    #[value(alias = "no_opinion")]
     NoOpinion,
     /// Calls that asked for confirmation.
     Ask,
