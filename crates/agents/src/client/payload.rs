@@ -201,7 +201,7 @@ pub fn detect(payload: &Value) -> &'static dyn Client {
         return named("copilot");
     }
 
-    // The seed runtime's shell tool is `shell` with `cmd`, and its events
+    // docker-agent's shell tool is `shell` with `cmd`, and its events
     // are snake_case.
     if input.and_then(|i| i.get("cmd")).is_some()
         || matches!(tool, Some("shell" | "run_background_job"))
