@@ -323,7 +323,7 @@ fn an_ask_for_a_list_names_the_part_to_allow() {
     assert!(
         reason.ends_with(&format!(
             "{lead}every part of this one is safe, and `compound = \"every-part-safe\"` in your \
-             config (the guard mode's default) lets such a list through"
+             config (always on in the guard mode) lets such a list through"
         )),
         "{reason}"
     );

@@ -525,7 +525,7 @@ pub fn compound_advice(
     if analysis.every_part_safe {
         return Some(format!(
             "{lead}; every part of this one is safe, and `compound = \"every-part-safe\"` in your \
-             config (the guard mode's default) lets such a list through"
+             config (always on in the guard mode) lets such a list through"
         ));
     }
     // The parts written at the top level that are not safe on their own.
