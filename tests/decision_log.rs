@@ -323,3 +323,44 @@ fn toolgate_log_filters_by_decision_and_since() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--since `lately`"));
 }
+
+/// In the guard mode no unknown command is asked about, so `suggest` has
+/// nothing to offer; it says why, and where those commands went, rather
+/// than that nothing was asked.
+#[test]
+fn suggest_says_the_guard_mode_leaves_unknown_commands_to_the_client() {
+    let dir = scratch("suggest-guard");
+    let log = DecisionLog::new(&dir);
+    let now = SystemTime::now();
+    for n in 0..2 {
+        let t = Trace {
+            label: Some(toolgate::Class::Unknown),
+            source: "mode_guard".into(),
+            ..trace(n, Decision::NoOpinion)
+        };
+        log.append(&Entry::new(now, &t))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let state = dir.to_str().unwrap_or_default();
+    let o = util::run(&["suggest"], b"", &[("TOOLGATE_STATE_DIR", state)]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "nothing to suggest: the hook runs in the guard mode, which never asks about an unknown \
+         command; it left 2 to your client's own permissions, so allow those in the client \
+         (`toolgate log --decision no-opinion` lists them)\n"
+    );
+    // A balanced log's ask is suggested as before.
+    let t = Trace {
+        label: Some(toolgate::Class::Unknown),
+        ..trace(7, Decision::Ask)
+    };
+    log.append(&Entry::new(now, &t))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = util::run(&["suggest"], b"", &[("TOOLGATE_STATE_DIR", state)]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("toolgate allow 'shell:cmd=echo entry-007'"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+}

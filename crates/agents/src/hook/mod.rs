@@ -42,7 +42,7 @@ pub struct HookOptions {
     pub client: Option<&'static dyn Client>,
     /// Turn ask into deny (headless runs where nobody can answer).
     pub headless: bool,
-    /// Seed-runtime protocol only: attach the label, decide nothing.
+    /// The docker-agent protocol only: attach the label, decide nothing.
     pub label_only: bool,
 }
 
