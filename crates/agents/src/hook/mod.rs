@@ -486,11 +486,15 @@ fn how_to_stop_asking(
         && verdict.label.class == Class::Unknown
         && verdict.source.starts_with("mode_")
     {
-        let how =
-            compound_advice(gate.classifier(), command, ctx).unwrap_or_else(|| allow_line(command));
-        verdict
-            .reason
-            .push_str(&format!("; to stop being asked for it: {how}"));
+        let how = match compound_advice(gate.classifier(), command, ctx) {
+            Some(advice) => Some(advice),
+            None => rule_for(command),
+        };
+        if let Some(how) = how {
+            verdict
+                .reason
+                .push_str(&format!("; to stop being asked for it: {how}"));
+        }
     }
     verdict
 }
@@ -536,12 +540,9 @@ pub fn compound_advice(
         .filter_map(|c| c.span.and_then(|[start, end]| command.get(start..end)))
         .map(str::trim)
         .filter(|part| classifier.assess_in(part, ctx).label.class == Class::Unknown)
-        .map(|part| {
-            if allows_alone(part) {
-                format!("`{part}` (`{}` allows it run alone)", allow_line(part))
-            } else {
-                format!("`{part}`")
-            }
+        .map(|part| match rule_for(part) {
+            Some(rule) => format!("`{part}` (`{rule}` allows it run alone)"),
+            None => format!("`{part}`"),
         })
         .collect();
     if unsafe_parts.is_empty() {
@@ -555,10 +556,17 @@ pub fn compound_advice(
     ))
 }
 
-/// Would the rule [`allow_line`] names for `part` allow it, run alone?
-fn allows_alone(part: &str) -> bool {
-    toolgate_core::gate::Rule::parse(&format!("shell:cmd={part}"))
-        .is_ok_and(|rule| rule.grants("shell", &serde_json::json!({ "cmd": part }), true))
+/// The `toolgate allow` line to offer for `command`: only when that rule
+/// would allow it run alone, and never for a command that carries a
+/// secret, which a rule would copy into a config file (and the decision
+/// log, whose masking reads the command, not a rule quoted around it).
+fn rule_for(command: &str) -> Option<String> {
+    if crate::decision_log::mask_secrets(command) != command {
+        return None;
+    }
+    toolgate_core::gate::Rule::parse(&format!("shell:cmd={}", command.trim()))
+        .is_ok_and(|rule| rule.grants("shell", &serde_json::json!({ "cmd": command }), true))
+        .then(|| allow_line(command))
 }
 
 /// The `toolgate allow` line that allows exactly `command` (the shell
