@@ -245,6 +245,7 @@ fn toolgate_log_filters_by_decision_and_since() {
         (recent, Decision::Deny),
         (recent, Decision::Ask),
         (recent, Decision::Allow),
+        (recent, Decision::NoOpinion),
     ]
     .into_iter()
     .enumerate()
@@ -271,14 +272,24 @@ fn toolgate_log_filters_by_decision_and_since() {
             })
             .collect::<Vec<_>>()
     };
-    assert_eq!(show(&[]).len(), 5);
+    assert_eq!(show(&[]).len(), 6);
+    // The log prints `no_opinion`; the filter takes that spelling as well
+    // as its own `no-opinion`.
+    for spelling in ["no-opinion", "no_opinion"] {
+        assert_eq!(show(&["--decision", spelling]), ["echo entry-005"]);
+    }
     assert_eq!(
         show(&["--decision", "deny"]),
         ["echo entry-000", "echo entry-002"]
     );
     assert_eq!(
         show(&["--since", "1h"]),
-        ["echo entry-002", "echo entry-003", "echo entry-004"]
+        [
+            "echo entry-002",
+            "echo entry-003",
+            "echo entry-004",
+            "echo entry-005"
+        ]
     );
     assert_eq!(
         show(&["--since", "1h", "--decision", "deny"]),
@@ -311,4 +322,45 @@ fn toolgate_log_filters_by_decision_and_since() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--since `lately`"));
+}
+
+/// In the guard mode no unknown command is asked about, so `suggest` has
+/// nothing to offer; it says why, and where those commands went, rather
+/// than that nothing was asked.
+#[test]
+fn suggest_says_the_guard_mode_leaves_unknown_commands_to_the_client() {
+    let dir = scratch("suggest-guard");
+    let log = DecisionLog::new(&dir);
+    let now = SystemTime::now();
+    for n in 0..2 {
+        let t = Trace {
+            label: Some(toolgate::Class::Unknown),
+            source: "mode_guard".into(),
+            ..trace(n, Decision::NoOpinion)
+        };
+        log.append(&Entry::new(now, &t))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let state = dir.to_str().unwrap_or_default();
+    let o = util::run(&["suggest"], b"", &[("TOOLGATE_STATE_DIR", state)]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "nothing to suggest: the hook runs in the guard mode, which never asks about an unknown \
+         command; it left 2 to your client's own permissions, so allow those in the client \
+         (`toolgate log --decision no-opinion` lists them)\n"
+    );
+    // A balanced log's ask is suggested as before.
+    let t = Trace {
+        label: Some(toolgate::Class::Unknown),
+        ..trace(7, Decision::Ask)
+    };
+    log.append(&Entry::new(now, &t))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = util::run(&["suggest"], b"", &[("TOOLGATE_STATE_DIR", state)]);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("toolgate allow 'shell:cmd=echo entry-007'"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
 }

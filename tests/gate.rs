@@ -295,6 +295,25 @@ fn compound_of_safe_parts_is_let_through_only_by_choice() {
         let v = restricted.decide("Bash", &call(cmd), None);
         assert_eq!(v.decision, Decision::Deny, "{cmd}");
     }
+    // The guard mode lets such a list through whatever the setting, and
+    // its reason does not credit an operator who chose nothing.
+    let guard = compound_gate(Mode::Guard, CompoundPolicy::Refuse);
+    let v = guard.decide("Bash", &call("ls -la && git status"), None);
+    assert_eq!(
+        (v.decision, v.source.as_str(), v.reason.as_str()),
+        (
+            Decision::Allow,
+            "compound_every_part_safe",
+            "compound shell whose every part is safe on its own, let through as safe \
+             (compound = every-part-safe, always on) in guard mode"
+        )
+    );
+    let v = every.decide("Bash", &call("ls -la && git status"), None);
+    assert!(
+        v.reason.contains("by the operator's choice"),
+        "{}",
+        v.reason
+    );
     // A simple safe command is decided by its own label as before.
     let v = every.decide("Bash", &call("git status"), None);
     assert_eq!(

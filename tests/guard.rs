@@ -297,6 +297,42 @@ fn an_ask_says_how_to_stop_being_asked() {
     assert!(!reason.contains("toolgate allow"), "{reason}");
 }
 
+/// A list is never offered an allow rule for itself, which could never
+/// match: the ask names the part that is not safe on its own, with that
+/// part's rule, or, when every part is safe, the compound setting.
+#[test]
+fn an_ask_for_a_list_names_the_part_to_allow() {
+    let lead = "; to stop being asked for it: no allow rule covers more than one command \
+                (each part is judged on its own); ";
+    let (got, reason) = decided(
+        "balanced",
+        &claude("default", "cat a.txt && npm test", "/home/dev/project"),
+    );
+    assert_eq!(got, "ask");
+    assert!(
+        reason.ends_with(&format!(
+            "{lead}not safe on its own: `npm test` (`toolgate allow 'shell:cmd=npm test'` allows it run alone)"
+        )),
+        "{reason}"
+    );
+    let (got, reason) = decided(
+        "balanced",
+        &claude("default", "cat a.txt && git status", "/home/dev/project"),
+    );
+    assert_eq!(got, "ask");
+    assert!(
+        reason.ends_with(&format!(
+            "{lead}every part of this one is safe, and `compound = \"every-part-safe\"` in your \
+             config (always on in the guard mode) lets such a list through"
+        )),
+        "{reason}"
+    );
+    assert!(
+        !reason.contains("shell:cmd=cat a.txt && git status"),
+        "{reason}"
+    );
+}
+
 fn claude_tool(tool: &str, input: Value, cwd: &str) -> Value {
     json!({
         "session_id": "s", "transcript_path": "/t.jsonl", "cwd": cwd,
@@ -626,7 +662,8 @@ fn a_bad_rule_is_named_in_the_hooks_reason() {
 }
 
 /// `explain` ends with the rule that would allow a command it calls
-/// unknown, and offers none for a destructive or a compound one.
+/// unknown, offers none for a destructive or a safe one, and for a list
+/// names the parts to allow instead.
 #[test]
 fn explain_ends_with_the_allow_rule_for_an_unknown_command() {
     let run = |words: &[&str]| {
@@ -643,12 +680,20 @@ fn explain_ends_with_the_allow_rule_for_an_unknown_command() {
         ),
         "{out}"
     );
-    for words in [
-        &["rm", "-rf", "build"][..],
-        &["npm test && make"],
-        &["git", "status"],
-    ] {
+    for words in [&["rm", "-rf", "build"][..], &["git", "status"]] {
         let out = run(words);
         assert!(!out.contains("to allow it"), "{words:?}: {out}");
     }
+    // A list gets no rule for itself: the parts not safe on their own
+    // are named, each with its own rule.
+    let out = run(&["cat a.txt && npm test && make"]);
+    assert!(
+        out.ends_with(
+            "\nto allow it: no allow rule covers more than one command (each part is judged on its \
+             own); not safe on its own: `npm test` (`toolgate allow 'shell:cmd=npm test'` allows it \
+             run alone), `make` (`toolgate allow 'shell:cmd=make'` allows it run alone)\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("shell:cmd=cat a.txt &&"), "{out}");
 }

@@ -1062,6 +1062,10 @@ fn rules_are_written_checked_and_placed() {
     );
     let out = home.ok(&["allow", "shell:cmd=npm test"]);
     assert!(out.contains("already has `shell:cmd=npm test`"), "{out}");
+    // A `|` inside quotes is one command; deny takes a list, any part of
+    // which it matches.
+    home.ok(&["allow", "shell:cmd=grep 'a|b' *"]);
+    home.ok(&["deny", "shell:cmd=make && make install"]);
     for (args, message) in [
         (
             &["allow", "Bash(git push)"][..],
@@ -1076,6 +1080,14 @@ fn rules_are_written_checked_and_placed() {
             "toolgate: permission rule `shell:cmnd=rm *`: unknown key `cmnd` for the shell tool: write `shell:cmd=rm *`\n",
         ),
         (
+            &["allow", "shell:cmd=cat a.txt && git status"][..],
+            "toolgate: `shell:cmd=cat a.txt && git status` names a list or pipeline (`&&`, `||`, `;`, `|`), \
+             and an allow rule covers one plain command, so it would never match. Each part is judged \
+             on its own: allow the parts themselves (`toolgate allow 'shell:cmd=cat a.txt'`, \
+             `toolgate allow 'shell:cmd=git status'`), and let a list whose every part is safe through \
+             with `compound = \"every-part-safe\"` in your config\n",
+        ),
+        (
             &["allow", "Bash"][..],
             "toolgate: `Bash` would allow every shell command, destructive ones too: name the command, e.g. `shell:cmd=npm test`\n",
         ),
@@ -1087,15 +1099,98 @@ fn rules_are_written_checked_and_placed() {
     // A project can only tighten.
     let project = home.path("proj");
     fs::create_dir_all(project.join(".git")).unwrap_or_else(|e| panic!("{e}"));
-    let dir = project.display().to_string();
-    let out = home.run(&["allow", "--project", &dir, "shell:cmd=make"]);
+    let dir = format!("--project={}", project.display());
+    let out = home.run(&["allow", &dir, "shell:cmd=make"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("a project's allow rules have no effect"));
-    home.ok(&["deny", "--project", &dir, "shell:cmd=terraform apply*"]);
+    home.ok(&["deny", &dir, "shell:cmd=terraform apply*"]);
     assert_eq!(
         home.read("proj/.toolgate.toml"),
         "[rules]\ndeny = [\"shell:cmd=terraform apply*\"]\n"
     );
+}
+
+/// `--project` takes its directory only after `=`: alone it means the
+/// project the command runs in, so the rule written after it (as in the
+/// README) stays the rule, for `deny` and `ask` alike; `install
+/// --project DIR` keeps its separate value.
+#[test]
+fn project_alone_means_the_current_project() {
+    let home = Home::new("rules-project-here");
+    let project = home.path("proj");
+    fs::create_dir_all(project.join(".git/x")).unwrap_or_else(|e| panic!("{e}"));
+    let in_project = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolgate"))
+            .args(args)
+            .current_dir(project.join(".git/x"))
+            .env("HOME", home.path(""))
+            .env("XDG_CONFIG_HOME", home.path(".config"))
+            .env_remove("TOOLGATE_CONFIG")
+            .output()
+            .unwrap_or_else(|e| panic!("running toolgate: {e}"))
+    };
+    for args in [
+        &["deny", "--project", "shell:cmd=terraform apply*"][..],
+        &["ask", "--project", "--dry-run", "shell:cmd=git push*"][..],
+        &["ask", "--project", "shell:cmd=git push*"][..],
+    ] {
+        let out = in_project(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        home.read("proj/.toolgate.toml"),
+        "[rules]\ndeny = [\"shell:cmd=terraform apply*\"]\nask = [\"shell:cmd=git push*\"]\n"
+    );
+    assert!(!home.path(".config/toolgate/config.toml").exists());
+    // With `=`, DIR names another project; without it a directory is
+    // taken for the rule, and the rule after it for an extra argument.
+    let other = home.path("other");
+    fs::create_dir_all(&other).unwrap_or_else(|e| panic!("{e}"));
+    home.ok(&[
+        "deny",
+        &format!("--project={}", other.display()),
+        "shell:cmd=rm *",
+    ]);
+    assert_eq!(
+        home.read("other/.toolgate.toml"),
+        "[rules]\ndeny = [\"shell:cmd=rm *\"]\n"
+    );
+    let out = home.run(&[
+        "deny",
+        "--project",
+        &other.display().to_string(),
+        "shell:cmd=rm *",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let missing = home.path("missing");
+    let out = home.run(&[
+        "deny",
+        &format!("--project={}", missing.display()),
+        "shell:cmd=rm *",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "toolgate: --project={}: not a directory: give a directory inside the project\n",
+            missing.display()
+        )
+    );
+    // install's --project still takes the next word as its directory.
+    home.ok(&[
+        "install",
+        "claude",
+        "--project",
+        &project.display().to_string(),
+    ]);
+    assert!(home
+        .read("proj/.claude/settings.json")
+        .contains("--mode guard"));
 }
 
 /// Run inside a project, `doctor` checks its settings without

@@ -95,19 +95,26 @@ pub fn run(
         writeln!(
             out,
             "  every part safe: each command of this list or pipeline is safe on its own \
-             (a gate with compound = every-part-safe lets it through)"
+             (the guard mode, or a gate with compound = every-part-safe, lets it through)"
         )?;
     }
     // An allow rule grants one plain command only, so only then is there
-    // a rule to name.
-    if a.label.class == toolgate::Class::Unknown && a.commands.len() == 1 && !command.contains('\n')
-    {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "to allow it: {} (the guard mode leaves it to your client's own permissions; balanced and strict ask for it)",
-            toolgate::hook::allow_line(command)
-        )?;
+    // a rule to name; a list or pipeline gets what to do instead.
+    if a.label.class == toolgate::Class::Unknown && !command.contains('\n') {
+        if a.commands.len() == 1 {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "to allow it: {} (the guard mode leaves it to your client's own permissions; balanced and strict ask for it)",
+                toolgate::hook::allow_line(command)
+            )?;
+        } else if let Some(advice) = (!a.every_part_safe)
+            .then(|| toolgate::hook::compound_advice(classifier, command, ctx))
+            .flatten()
+        {
+            writeln!(out)?;
+            writeln!(out, "to allow it: {advice}")?;
+        }
     }
     Ok(())
 }

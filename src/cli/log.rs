@@ -45,7 +45,9 @@ pub struct SuggestArgs {
 pub enum DecisionArg {
     /// Allowed calls.
     Allow,
-    /// Calls left to the client's own permissions.
+    /// Calls left to the client's own permissions (`no_opinion`, as the
+    /// log prints it, is accepted too).
+    #[value(alias = "no_opinion")]
     NoOpinion,
     /// Calls that asked for confirmation.
     Ask,
@@ -152,7 +154,25 @@ pub fn run_suggest(args: SuggestArgs, out: &mut dyn Write) -> anyhow::Result<boo
     };
     let (entries, skipped) = read_log()?;
     let found = suggest(entries.iter().filter(|e| filter.matches(e)), args.limit);
-    if found.is_empty() {
+    // The guard mode never asks about an unknown command: it leaves it to
+    // the client, so its log has nothing for `suggest` to offer.
+    let left_by_guard = entries
+        .iter()
+        .filter(|e| filter.matches(e))
+        .filter(|e| {
+            e.decision == Some(Decision::NoOpinion)
+                && e.source == "mode_guard"
+                && e.label.as_deref() == Some("unknown")
+        })
+        .count();
+    if found.is_empty() && left_by_guard > 0 {
+        writeln!(
+            out,
+            "nothing to suggest: the hook runs in the guard mode, which never asks about an unknown \
+             command; it left {left_by_guard} to your client's own permissions, so allow those \
+             in the client (`toolgate log --decision no-opinion` lists them)"
+        )?;
+    } else if found.is_empty() {
         writeln!(
             out,
             "nothing to suggest: no unknown command was asked about (destructive commands, \

@@ -1,4 +1,4 @@
-//! `toolgate allow|ask|deny RULE [--project]`: add a permission rule to the
+//! `toolgate allow|ask|deny RULE [--project[=DIR]]`: add a permission rule to the
 //! file where it takes effect, after checking it.
 //!
 //! A user's rule goes into toolgate's config file (`TOOLGATE_CONFIG`, else
@@ -45,10 +45,18 @@ pub struct RuleArgs {
     /// The rule: `TOOL` or `TOOL:KEY=GLOB`, e.g. `shell:cmd=npm test` or
     /// `shell:cmd=git push*` (`*` matches any run of characters).
     pub rule: String,
-    /// Add it to the project's `.toolgate.toml` (the repository DIR is in;
-    /// default: the current directory's) instead of your own config. A
-    /// project can only tighten: `allow --project` is refused.
-    #[arg(long, value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
+    /// Add it to the project's `.toolgate.toml` instead of your own config:
+    /// `--project` alone for the current directory's project,
+    /// `--project=DIR` for the one DIR is in (the `=` is required, so the
+    /// rule after `--project` is never taken for a directory). A project
+    /// can only tighten: `allow --project` is refused.
+    #[arg(
+        long,
+        value_name = "DIR",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "."
+    )]
     pub project: Option<PathBuf>,
     /// Print the change as a diff and write nothing.
     #[arg(long)]
@@ -62,6 +70,22 @@ pub fn run(list: List, args: RuleArgs, out: &mut dyn Write) -> anyhow::Result<bo
         bail!(
             "`{}` would allow every shell command, destructive ones too: name the command, e.g. `shell:cmd=npm test`",
             args.rule
+        );
+    }
+    if let Some(parts) = rule
+        .command_parts()
+        .filter(|_| list == List::Allow && is_shell_tool(&rule.tool))
+    {
+        let each: Vec<String> = parts
+            .iter()
+            .map(|p| format!("`{}`", toolgate::hook::allow_line(p)))
+            .collect();
+        bail!(
+            "`{}` names a list or pipeline (`&&`, `||`, `;`, `|`), and an allow rule covers one plain command, so it would never match. \
+             Each part is judged on its own: allow the parts themselves ({}), and let a list whose every part is safe \
+             through with `compound = \"every-part-safe\"` in your config",
+            args.rule,
+            each.join(", ")
         );
     }
     let path = match &args.project {
@@ -154,9 +178,12 @@ fn user_file(env: &Env) -> anyhow::Result<PathBuf> {
 /// The project's `.toolgate.toml`: the one the hook would find from `dir`,
 /// else a new one at the repository root above `dir` (or `dir` itself).
 fn project_file(dir: &Path) -> anyhow::Result<PathBuf> {
-    let dir = std::path::absolute(dir).with_context(|| format!("--project {}", dir.display()))?;
+    let dir = std::path::absolute(dir).with_context(|| format!("--project={}", dir.display()))?;
     if !dir.is_dir() {
-        bail!("--project {}: not a directory", dir.display());
+        bail!(
+            "--project={}: not a directory: give a directory inside the project",
+            dir.display()
+        );
     }
     if let Some(found) = ProjectPolicy::find(&dir) {
         return Ok(found);

@@ -99,6 +99,11 @@ impl<'c> ToolLabeler<'c> {
         self
     }
 
+    /// The classifier that labels shell commands.
+    pub fn classifier(&self) -> &'c Classifier {
+        self.classifier
+    }
+
     /// Is this tool the shell tool?
     pub fn is_shell_tool(&self, name: &str) -> bool {
         self.shell_tools.iter().any(|s| s == name)

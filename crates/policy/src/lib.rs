@@ -7,7 +7,7 @@
 //! in a fixed order), and [`resolve`] / [`PlanSafety`] pick the profile that
 //! applies (plan > action > project > global > default), locked to the plan.
 //!
-//! This module also holds the eight automation profiles of the seed system
+//! This module also holds the eight built-in automation profiles
 //! (manual, review, supervised, cautious, trusted, auto, ci, full-auto):
 //! per-action thresholds in `[0, 1]` and a safety sub-profile, stored as
 //! YAML under `taxonomy/profiles/` and embedded like the taxonomy. The map

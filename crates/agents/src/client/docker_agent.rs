@@ -1,4 +1,4 @@
-//! The seed runtime's hook shape (snake_case).
+//! The `docker-agent` protocol: an agent runtime's snake_case hook shape.
 //!
 //! ```json
 //! {"hook_specific_output": {"hook_event_name": "pre_tool_use",
@@ -18,7 +18,7 @@ use toolgate_core::gate::Decision;
 use super::{by_word, field, Answer, Call, Client, InstallShape, Outcome};
 use crate::place::{Env, Scope};
 
-/// The seed runtime's snake_case hook shape.
+/// The `docker-agent` protocol's snake_case hook shape.
 pub struct DockerAgent;
 
 impl Client for DockerAgent {
@@ -27,7 +27,7 @@ impl Client for DockerAgent {
     }
 
     fn title(&self) -> &'static str {
-        "the seed agent runtime"
+        "a docker-agent runtime"
     }
 
     fn aliases(&self) -> &'static [&'static str] {

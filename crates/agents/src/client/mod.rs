@@ -197,7 +197,7 @@ pub struct Call<'a> {
     pub request: Option<&'a Request>,
     /// Its label, when it was labelled.
     pub label: Option<&'a Label>,
-    /// The seed runtime's `--label-only`: attach the label, decide nothing.
+    /// docker-agent's `--label-only`: attach the label, decide nothing.
     pub label_only: bool,
 }
 

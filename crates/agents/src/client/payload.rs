@@ -3,8 +3,8 @@
 //!
 //! Claude Code, Codex, Gemini CLI and Qwen Code all send `tool_name` and
 //! `tool_input` (with the shell command in `tool_input.command`), and so
-//! does GitHub Copilot CLI for a hook written in Claude's format; the seed
-//! runtime's shape uses the same snake_case keys and `cmd` or `command`.
+//! does GitHub Copilot CLI for a hook written in Claude's format; the
+//! docker-agent shape uses the same snake_case keys and `cmd` or `command`.
 //! Each client adds its own fields (`prompt_id`, `effort`, `turn_id`,
 //! `model`, `timestamp`, …): they are ignored.
 //!
@@ -108,8 +108,8 @@ pub fn text(v: Option<&Value>) -> Option<String> {
 }
 
 /// The client's id for the session the call belongs to, for the decision
-/// log: `session_id` (Claude Code, Codex, Gemini CLI, Qwen Code, the seed
-/// runtime), `sessionId` (Copilot), OpenCode's `input.sessionID`, Cline's
+/// log: `session_id` (Claude Code, Codex, Gemini CLI, Qwen Code,
+/// docker-agent), `sessionId` (Copilot), OpenCode's `input.sessionID`, Cline's
 /// `taskId`, Cursor's `conversation_id` or Windsurf's `trajectory_id`.
 ///
 /// ```
@@ -201,7 +201,7 @@ pub fn detect(payload: &Value) -> &'static dyn Client {
         return named("copilot");
     }
 
-    // The seed runtime's shell tool is `shell` with `cmd`, and its events
+    // docker-agent's shell tool is `shell` with `cmd`, and its events
     // are snake_case.
     if input.and_then(|i| i.get("cmd")).is_some()
         || matches!(tool, Some("shell" | "run_background_job"))

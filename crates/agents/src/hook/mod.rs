@@ -42,7 +42,7 @@ pub struct HookOptions {
     pub client: Option<&'static dyn Client>,
     /// Turn ask into deny (headless runs where nobody can answer).
     pub headless: bool,
-    /// Seed-runtime protocol only: attach the label, decide nothing.
+    /// The docker-agent protocol only: attach the label, decide nothing.
     pub label_only: bool,
 }
 
@@ -346,7 +346,7 @@ pub fn respond_traced(
         &commands,
         request.cwd.as_deref(),
     );
-    let verdict = how_to_stop_asking(verdict, trace.command.as_deref());
+    let verdict = how_to_stop_asking(gate, verdict, trace.command.as_deref(), &ctx);
     finish(client, &request, verdict, trace, opts)
 }
 
@@ -468,11 +468,17 @@ fn category_of(label: &toolgate_core::Label) -> Option<String> {
 }
 
 /// An ask that the mode's row gave an unknown shell command says how to
-/// stop being asked: the exact `toolgate allow` line for it. Only for
-/// unknown commands: a destructive one is asked about for a reason, and a
-/// rule that allowed it would be the false allow toolgate exists to
-/// prevent.
-fn how_to_stop_asking(mut verdict: Verdict, command: Option<&str>) -> Verdict {
+/// stop being asked: the exact `toolgate allow` line for one plain
+/// command, and for a list or pipeline why no rule covers it and what
+/// would ([`compound_advice`]). Only for unknown commands: a destructive
+/// one is asked about for a reason, and a rule that allowed it would be
+/// the false allow toolgate exists to prevent.
+fn how_to_stop_asking(
+    gate: &Gate<'_>,
+    mut verdict: Verdict,
+    command: Option<&str>,
+    ctx: &toolgate_core::Context<'_>,
+) -> Verdict {
     let Some(command) = command.filter(|c| !c.contains('\n')) else {
         return verdict;
     };
@@ -480,12 +486,87 @@ fn how_to_stop_asking(mut verdict: Verdict, command: Option<&str>) -> Verdict {
         && verdict.label.class == Class::Unknown
         && verdict.source.starts_with("mode_")
     {
-        verdict.reason.push_str(&format!(
-            "; to stop being asked for it: {}",
-            allow_line(command)
-        ));
+        let how = match compound_advice(gate.classifier(), command, ctx) {
+            Some(advice) => Some(advice),
+            None => rule_for(command),
+        };
+        if let Some(how) = how {
+            verdict
+                .reason
+                .push_str(&format!("; to stop being asked for it: {how}"));
+        }
     }
     verdict
+}
+
+/// For a shell command of more than one command (a list, a pipeline, a
+/// substitution), what to do instead of an allow rule, which covers one
+/// plain command only: each part is judged on its own, so either every
+/// part is safe and `compound = "every-part-safe"` lets the whole through,
+/// or the parts not safe on their own are named, each with the rule that
+/// allows it when run alone. `None` for a single command (its rule is
+/// [`allow_line`]).
+///
+/// ```
+/// use toolgate_agents::hook::compound_advice;
+/// let c = toolgate_core::Classifier::embedded()?;
+/// let ctx = toolgate_core::Context::default();
+/// assert_eq!(compound_advice(&c, "npm test", &ctx), None);
+/// let advice = compound_advice(&c, "git status && npm test", &ctx).unwrap_or_default();
+/// assert!(advice.ends_with("not safe on its own: `npm test` (`toolgate allow 'shell:cmd=npm test'` allows it run alone)"));
+/// # Ok::<(), toolgate_core::EmbeddedTaxonomyError>(())
+/// ```
+pub fn compound_advice(
+    classifier: &toolgate_core::Classifier,
+    command: &str,
+    ctx: &toolgate_core::Context<'_>,
+) -> Option<String> {
+    let analysis = classifier.analyze_in(command, ctx);
+    if analysis.commands.len() < 2 {
+        return None;
+    }
+    let lead = "no allow rule covers more than one command (each part is judged on its own)";
+    if analysis.every_part_safe {
+        return Some(format!(
+            "{lead}; every part of this one is safe, and `compound = \"every-part-safe\"` in your \
+             config (always on in the guard mode) lets such a list through"
+        ));
+    }
+    // The parts written at the top level that are not safe on their own.
+    let unsafe_parts: Vec<String> = analysis
+        .commands
+        .iter()
+        .filter(|c| c.depth == 0)
+        .filter_map(|c| c.span.and_then(|[start, end]| command.get(start..end)))
+        .map(str::trim)
+        .filter(|part| classifier.assess_in(part, ctx).label.class == Class::Unknown)
+        .map(|part| match rule_for(part) {
+            Some(rule) => format!("`{part}` (`{rule}` allows it run alone)"),
+            None => format!("`{part}`"),
+        })
+        .collect();
+    if unsafe_parts.is_empty() {
+        return Some(format!(
+            "{lead}; this one also has a substitution, redirection or nesting that no rule covers"
+        ));
+    }
+    Some(format!(
+        "{lead}; not safe on its own: {}",
+        unsafe_parts.join(", ")
+    ))
+}
+
+/// The `toolgate allow` line to offer for `command`: only when that rule
+/// would allow it run alone, and never for a command that carries a
+/// secret, which a rule would copy into a config file (and the decision
+/// log, whose masking reads the command, not a rule quoted around it).
+fn rule_for(command: &str) -> Option<String> {
+    if crate::decision_log::mask_secrets(command) != command {
+        return None;
+    }
+    toolgate_core::gate::Rule::parse(&format!("shell:cmd={}", command.trim()))
+        .is_ok_and(|rule| rule.grants("shell", &serde_json::json!({ "cmd": command }), true))
+        .then(|| allow_line(command))
 }
 
 /// The `toolgate allow` line that allows exactly `command` (the shell

@@ -1,10 +1,10 @@
 //! What a profile lets run unasked: the destructive categories of the
-//! taxonomy whose calls it allows without a person, and the seed fields
-//! toolgate's hook cannot enforce at all.
+//! taxonomy whose calls it allows without a person, and the profile
+//! fields toolgate's hook cannot enforce at all.
 //!
 //! Every built-in automation profile but `manual` allows some destructive
 //! calls by its thresholds (`auto`, `ci` and `full-auto` let `rm -rf ~`
-//! run). That is the seed's data, not a bug, but a person who picks a
+//! run). That is the profiles' data, not a bug, but a person who picks a
 //! profile should see it before installing it: `profile show`, `install
 //! --profile` (which then wants `--yes`) and `doctor` list them.
 
@@ -111,7 +111,7 @@ fn rank(r: BlastRadius) -> u8 {
     }
 }
 
-/// The seed fields of an automation profile that toolgate's hook cannot
+/// The fields of an automation profile that toolgate's hook cannot
 /// enforce, each with how a caller can: the hook sees one call at a time,
 /// after the client chose to make it.
 pub const NOT_ENFORCED: &[(&str, &str)] = &[

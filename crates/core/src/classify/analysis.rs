@@ -73,7 +73,8 @@ pub struct Analysis {
 
 /// A label and whether a compound command's every part is safe.
 ///
-/// Compound shell is never labelled safe (the seed rule), but an operator
+/// Compound shell is never labelled safe (the classifier calls at most one
+/// command safe), but an operator
 /// may choose to let a list or pipeline through when each of its simple
 /// commands would be safe on its own: nothing backgrounded, no writing
 /// redirection, nothing nested, no substitution or control structure, and

@@ -107,6 +107,40 @@ impl Rule {
         matches!(self.key.as_deref(), Some("cmd" | "command"))
     }
 
+    /// The parts, as written, of a command rule whose pattern is a list or
+    /// pipeline (`a && b`, `a || b`, `a; b`, `a | b`); `None` for any
+    /// other rule. Used to allow, such a rule would never match: an allow
+    /// rule covers one plain command ([`Rule::grants`]), so its parts are
+    /// what to allow.
+    ///
+    /// ```
+    /// use toolgate_core::gate::Rule;
+    /// let r = Rule::parse("shell:cmd=cat a.txt && git status")?;
+    /// assert_eq!(r.command_parts(), Some(vec!["cat a.txt".to_string(), "git status".to_string()]));
+    /// let r = Rule::parse("shell:cmd=grep 'a|b' *")?;
+    /// assert_eq!(r.command_parts(), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn command_parts(&self) -> Option<Vec<String>> {
+        if !self.is_command_key() {
+            return None;
+        }
+        let pattern = self.pattern.as_deref()?;
+        let script = shell::parse(pattern);
+        if script.error.is_some() || script.limit.is_some() || !script.compound {
+            return None;
+        }
+        let parts: Vec<String> = script
+            .commands
+            .iter()
+            .filter(|c| !c.in_substitution)
+            .filter_map(|c| pattern.get(c.span.clone()))
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        (parts.len() > 1).then_some(parts)
+    }
+
     /// Does this rule, used to deny, cover the call?
     pub fn denies(&self, tool: &str, args: &Value, shell_tool: bool) -> bool {
         if !self.tool_matches(tool, shell_tool) {

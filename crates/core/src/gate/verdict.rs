@@ -13,9 +13,14 @@ use crate::classify::{Assessment, Classifier, Context};
 use crate::guard_paths::{tampered_path, GuardPaths, GUARD_TAMPER};
 use crate::label::{BlastRadius, Class, Label, Origin};
 
-/// Why a compound command was decided as a safe call.
+/// Why a compound command was decided as a safe call, when the operator
+/// chose it (the config's, `--compound`'s or a profile's
+/// `compound = every-part-safe`).
 const COMPOUND_REASON: &str = "compound shell whose every part is safe on its own, let through \
      as safe by the operator's choice (compound = every-part-safe)";
+/// The same, in the guard mode, which always lets such lists through.
+const GUARD_COMPOUND_REASON: &str = "compound shell whose every part is safe on its own, let \
+     through as safe (compound = every-part-safe, always on)";
 use crate::tools::{Hints, ToolLabeler, DEFAULT_SHELL_TOOLS};
 
 /// What the gate says about one call.
@@ -63,8 +68,9 @@ pub struct GateConfig {
     /// `toolgate-policy` crate, which also reads profile names).
     pub policy: Option<&'static dyn Policy>,
     /// What to do with compound shell whose every part is safe (default:
-    /// refuse, which decides it by its unknown label). A policy that sets
-    /// its own choice overrides it.
+    /// refuse, which decides it by its unknown label). The guard mode
+    /// always lets such a list through; a policy that sets its own choice
+    /// overrides both.
     pub compound: CompoundPolicy,
 }
 
@@ -244,6 +250,22 @@ impl<'c> Gate<'c> {
         self.labeler.is_shell_tool(tool)
     }
 
+    /// Why a list of safe parts was let through: the guard mode's own
+    /// default, unless a profile chose it.
+    fn compound_reason(&self) -> &'static str {
+        let profile_chose = self.policy.and_then(|p| p.compound()).is_some();
+        if self.mode.mode == Mode::Guard && !profile_chose {
+            GUARD_COMPOUND_REASON
+        } else {
+            COMPOUND_REASON
+        }
+    }
+
+    /// The classifier that labels shell commands.
+    pub fn classifier(&self) -> &'c Classifier {
+        self.labeler.classifier()
+    }
+
     /// Decides one call. `hints` overrides the configured hints for the tool.
     pub fn decide(&self, tool: &str, args: &Value, hints: Option<Hints>) -> Verdict {
         self.decide_full(tool, args, hints, None, &Context::default())
@@ -407,7 +429,7 @@ impl<'c> Gate<'c> {
             origin: label.origin,
             blast_radius: BlastRadius::Safe,
             category: label.category.clone(),
-            reason: COMPOUND_REASON.into(),
+            reason: self.compound_reason().into(),
         });
         let basis = as_safe.as_ref().unwrap_or(&label);
         let compound_source = |source: String| {
@@ -438,7 +460,7 @@ impl<'c> Gate<'c> {
         let mode = self.mode.mode;
         let decision = mode.decide(basis);
         if parts_safe {
-            let mut reason = format!("{COMPOUND_REASON} in {mode} mode");
+            let mut reason = format!("{} in {mode} mode", self.compound_reason());
             if let Some(bad) = &self.mode.unrecognised {
                 reason.push_str(&format!(" (unrecognised {bad}: using strict)"));
             }
