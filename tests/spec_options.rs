@@ -24,13 +24,6 @@ use toolgate::Taxonomy;
 /// from the check, so each is tied to one command and says why. (`-`,
 /// `--` and rules such as `-----` never count as names; see `name_at`.)
 const NOT_OPTIONS: &[(&str, &str)] = &[
-    // man's help lists values of `-T` and `-X` in the layout of options
-    // (`-TX100`, `-X100`): the options themselves are in its spec.
-    ("man", "-TX100"),
-    ("man", "-TX100-12"),
-    ("man", "-TX75"),
-    ("man", "-X100"),
-    ("man", "-X100-12"),
     // Their help explains the range syntax of `-f LIST` in the layout of
     // an option line: `  -M    from first to M'th (included) byte, …`.
     ("cut", "-M"),

@@ -187,7 +187,6 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
                     && !is_sink(&open.path)
                     && !git_index_lock(&open.path, cx.work)
                     && !jvm_own_files(&open.path)
-                    && !man_page_cache(&open.path)
                 {
                     flag(Kind::Write);
                 }
@@ -203,8 +202,7 @@ pub fn judge(log: &str, secrets_printed: &[String], cx: &Context<'_>) -> Vec<Vio
             }
             name if MODIFY.contains(&name)
                 && !git_index_refresh(call, cx.work)
-                && !jvm_perf_data_change(call, &proc.cwd)
-                && !man_page_cache_change(call, &proc.cwd) =>
+                && !jvm_perf_data_change(call, &proc.cwd) =>
             {
                 flag(Kind::Modify)
             }
@@ -287,53 +285,6 @@ fn jvm_perf_data_change(call: &Call<'_>, cwd: &Path) -> bool {
         "unlinkat" | "mkdirat" => named(1).is_some_and(|p| {
             jvm_perf_data(&p, call.name == "unlinkat") || jvm_perf_data(&p, false)
         }),
-        _ => false,
-    }
-}
-
-/// man-db's cache of formatted pages, `/var/cache/man/catN/…` (and the
-/// local and per-locale trees below it), which `man` fills where it may
-/// write, with a temporary file it renames into place: the page every
-/// later reader formats the same, kept by man for every user. Nothing of
-/// the command's.
-fn man_page_cache(path: &Path) -> bool {
-    let Some(rest) = path
-        .to_str()
-        .and_then(|p| p.strip_prefix("/var/cache/man/"))
-    else {
-        return false;
-    };
-    let parts: Vec<&str> = rest.split('/').collect();
-    parts.len() >= 2
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && *p != ".." && *p != ".")
-        && parts[..parts.len() - 1]
-            .iter()
-            .any(|p| p.starts_with("cat"))
-}
-
-/// Filling man-db's page cache: renaming the temporary file over the page,
-/// setting its mode, removing a stale one.
-fn man_page_cache_change(call: &Call<'_>, cwd: &Path) -> bool {
-    let named: Vec<PathBuf> = call
-        .args
-        .iter()
-        .filter_map(|a| unquote(a))
-        .map(|p| resolve(cwd, &p))
-        .collect();
-    let fd = || {
-        call.args
-            .first()
-            .and_then(|a| annotation(a))
-            .is_some_and(|p| man_page_cache(Path::new(&p)))
-    };
-    match call.name {
-        "rename" | "renameat" | "renameat2" | "unlink" | "unlinkat" | "chmod" | "fchmodat"
-        | "chown" | "fchownat" | "utimensat" => {
-            !named.is_empty() && named.iter().all(|p| man_page_cache(p))
-        }
-        "fchmod" | "fchown" | "ftruncate" => fd(),
         _ => false,
     }
 }
@@ -784,26 +735,6 @@ mod tests {
             "/tmp/notes",
         ] {
             assert!(!jvm_own_files(Path::new(other)), "{other}");
-        }
-    }
-
-    #[test]
-    fn man_s_page_cache_is_exactly_its_own() {
-        for cache in [
-            "/var/cache/man/cat1/catIXuaCO",
-            "/var/cache/man/cat5/passwd.5.gz",
-            "/var/cache/man/fr/cat1/ls.1.gz",
-        ] {
-            assert!(man_page_cache(Path::new(cache)), "{cache}");
-        }
-        for other in [
-            "/var/cache/man/index.db",
-            "/var/cache/man/cat1/../../../etc/passwd",
-            "/var/cache/man/",
-            "/var/cache/mandb/cat1/x",
-            "/var/cache/man/fr/x",
-        ] {
-            assert!(!man_page_cache(Path::new(other)), "{other}");
         }
     }
 
