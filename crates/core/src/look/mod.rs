@@ -25,6 +25,7 @@
 //! It never runs the command or any program, never writes, and sends
 //! nothing anywhere.
 
+mod git;
 mod places;
 mod world;
 
@@ -248,10 +249,9 @@ impl Walker<'_> {
             Target::Decoded { path } => Err(Stop::Unsettled(format!(
                 "prints `{path}` decoded or transformed, which the look cannot scan as it would be printed"
             ))),
-            Target::GitObject { .. } => Err(Stop::Unsettled(format!(
-                "prints the git object `{}`, which the look does not read",
-                touch.target.shown()
-            ))),
+            Target::GitObject { rev, path, shows } => {
+                self.git_object(&base, rev, path.as_deref(), *shows)
+            }
         }
     }
 
@@ -565,5 +565,7 @@ fn go_loose(pattern: &str, name: &str) -> bool {
     }
 }
 
+#[cfg(test)]
+mod git_tests;
 #[cfg(test)]
 mod tests;
