@@ -661,7 +661,7 @@ impl Walker<'_> {
                 Some(dir) => self.git_work_file(&dir.join(&path), hash)?,
                 None => None,
             };
-            let work_id = work.as_ref().map(|w| w.0);
+            let work_id = work.as_ref().map(|w| w.id);
             let mut sides = in_rev.iter().chain(staged.iter()).chain(work_id.iter());
             let first = sides.next();
             let unchanged = in_rev.is_some()
@@ -677,49 +677,89 @@ impl Walker<'_> {
                     self.git_blob(repo, blob, &path, &at)?;
                 }
             }
-            if let (Some(dir), Some((_, bytes))) = (&workdir, work) {
+            if let (Some(dir), Some(work)) = (&workdir, work) {
                 let file = dir.join(&path);
                 let shown = self.shown(&file);
-                // Judged where the work tree's file leads, as a read is.
-                self.target(&file, &shown)?;
-                self.git_scan(&bytes, || shown)?;
+                if work.link {
+                    // git prints a link's text, not what it leads to.
+                    self.git_name(&path, || shown.clone())?;
+                } else {
+                    // Judged where the work tree's file leads, as a read is.
+                    self.target(&file, &shown)?;
+                }
+                self.git_scan(&work.bytes, || shown)?;
             }
         }
         Ok(())
     }
 
-    /// A work tree file's blob id and bytes, read within the budget;
-    /// `None` when it is not there (deleted, or not a regular file, which
-    /// git shows by its link text or not at all).
+    /// A work tree file as git would hash it, read within the budget:
+    /// a link by its text (git stores a link as a blob of its target), a
+    /// regular file by its bytes; `None` when it is not there (deleted, or
+    /// neither, which git does not show).
     fn git_work_file(
         &mut self,
         path: &Path,
         hash: gix::hash::Kind,
-    ) -> Result<Option<(ObjectId, Vec<u8>)>, Stop> {
+    ) -> Result<Option<WorkFile>, Stop> {
         self.files += 1;
         self.check_budget()?;
-        match self.world.read(path, self.budget.file_bytes) {
-            Ok(super::Contents::Bytes(bytes)) => {
-                self.bytes += bytes.len() as u64;
-                self.check_budget()?;
-                let id = gix::objs::compute_hash(hash, ObjectKind::Blob, &bytes).map_err(|e| {
-                    Stop::Unsettled(format!("{} cannot be hashed ({e})", self.shown(path)))
-                })?;
-                Ok(Some((id, bytes)))
+        // The link's own text: read from the file system itself, as gix
+        // reads the repository (the look's World has no readlink).
+        let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+        let (bytes, link) = if is_link {
+            let text = std::fs::read_link(path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    gix::path::into_bstr(t)
+                        .map(|b| b.into_owned().into())
+                        .map_err(|e| e.to_string())
+                });
+            match text {
+                Ok(text) => (text, true),
+                Err(e) => {
+                    return Err(Stop::Unsettled(format!(
+                        "{} cannot be read ({e})",
+                        self.shown(path)
+                    )))
+                }
             }
-            Ok(super::Contents::TooLarge(n)) => Err(Stop::Unsettled(format!(
-                "{} is {n} bytes, more than the {} MiB a look reads of one file",
-                self.shown(path),
-                self.budget.file_bytes >> 20
-            ))),
-            Ok(super::Contents::NotRegular) => Ok(None),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(Stop::Unsettled(format!(
-                "{} cannot be read ({e})",
-                self.shown(path)
-            ))),
-        }
+        } else {
+            match self.world.read(path, self.budget.file_bytes) {
+                Ok(super::Contents::Bytes(bytes)) => (bytes, false),
+                Ok(super::Contents::TooLarge(n)) => {
+                    return Err(Stop::Unsettled(format!(
+                        "{} is {n} bytes, more than the {} MiB a look reads of one file",
+                        self.shown(path),
+                        self.budget.file_bytes >> 20
+                    )))
+                }
+                Ok(super::Contents::NotRegular) => return Ok(None),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => {
+                    return Err(Stop::Unsettled(format!(
+                        "{} cannot be read ({e})",
+                        self.shown(path)
+                    )))
+                }
+            }
+        };
+        self.bytes += bytes.len() as u64;
+        self.check_budget()?;
+        let id = gix::objs::compute_hash(hash, ObjectKind::Blob, &bytes)
+            .map_err(|e| Stop::Unsettled(format!("{} cannot be hashed ({e})", self.shown(path))))?;
+        Ok(Some(WorkFile { id, bytes, link }))
     }
+}
+
+/// A work tree file as git would compare it with a blob.
+struct WorkFile {
+    /// Its blob id.
+    id: ObjectId,
+    /// What `git diff` would print of it.
+    bytes: Vec<u8>,
+    /// A link, printed by its text.
+    link: bool,
 }
 
 /// What a tree entry holds, for a comparison.

@@ -184,6 +184,17 @@ fn a_secret_in_the_work_tree_or_the_index_is_in_the_diff() {
     let Some(dir) = history("work", CLEAN) else {
         return;
     };
+    // A tracked link to an untracked secret, unchanged: git compares and
+    // prints a link by its text, so `git diff` prints nothing of it.
+    #[cfg(unix)]
+    {
+        write(&dir, ".env", SETTINGS);
+        std::os::unix::fs::symlink(".env", dir.join("env-link")).unwrap_or_else(|e| panic!("{e}"));
+        git(&dir, &["add", "env-link"]);
+        git(&dir, &["commit", "-q", "-m", "link"]);
+        let got = outcome(&dir, object("HEAD", None, Shows::Diff));
+        assert_eq!(got, Outcome::Clear);
+    }
     // Changed in the work tree: `git diff` prints it.
     write(&dir, "README.md", &format!("# app\n{SETTINGS}"));
     let got = outcome(&dir, object("HEAD", None, Shows::Diff));
