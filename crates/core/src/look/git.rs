@@ -100,6 +100,9 @@ impl Walker<'_> {
             let names_only = matches!(shows, Shows::Object | Shows::History);
             return self.git_path(&repo, id, &inner, names_only);
         }
+        if matches!(shows, Shows::Object | Shows::History) {
+            notes(&repo)?;
+        }
         match shows {
             Shows::Object => match spec {
                 Spec::Include(id) => self.git_shown(&repo, id),
@@ -863,6 +866,28 @@ fn top_relative(
             "`{shown}` names a path outside the work tree"
         ))),
     }
+}
+
+/// Fails a repository with notes: `git show` and `git log` print a
+/// commit's note under its message, from `refs/notes/commits` or the ref
+/// the config names, and the look does not read notes.
+fn notes(repo: &Repo<'_>) -> Result<(), Stop> {
+    let config = repo.repo.config_snapshot();
+    let named = ["core.notesRef", "notes.displayRef"]
+        .iter()
+        .any(|key| config.string(*key).is_some());
+    let stored = repo
+        .repo
+        .references()
+        .and_then(|r| r.prefixed("refs/notes/").map(|mut i| i.next().is_some()))
+        .map_err(|e| unresolved(repo.shown, &e))?;
+    if named || stored {
+        return Err(Stop::Unsettled(format!(
+            "`{}` prints commits with their notes, which the look does not read",
+            repo.shown
+        )));
+    }
+    Ok(())
 }
 
 fn unresolved(shown: &str, e: &dyn std::fmt::Display) -> Stop {

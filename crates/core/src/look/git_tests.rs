@@ -265,6 +265,15 @@ fn what_the_look_cannot_resolve_is_unsettled_never_clear() {
         let got = outcome(&dir, target.clone());
         assert!(matches!(got, Outcome::Unsettled(_)), "{target:?}: {got:?}");
     }
+    // Notes, which `git show` and `git log` print with their commits.
+    git(&dir, &["notes", "add", "-m", "a note", "HEAD"]);
+    for shows in [Shows::Object, Shows::History] {
+        let got = outcome(&dir, object("HEAD", None, shows));
+        assert!(
+            matches!(got, Outcome::Unsettled(ref why) if why.contains("notes")),
+            "{got:?}"
+        );
+    }
     // Outside any repository.
     let bare = scratch("norepo");
     let got = outcome(&bare, object("HEAD", None, Shows::Object));

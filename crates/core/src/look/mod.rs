@@ -15,8 +15,11 @@
 //!   detectors run over it;
 //! * a tree is walked as a search would walk it, within a budget of files,
 //!   bytes and time, every name and every file's content checked;
-//! * git objects are not read yet: a call that prints one is left to the
-//!   row's unknown answer.
+//! * a git object is resolved and read from the repository's object store
+//!   in process (never by starting `git`, whose config can name programs),
+//!   and what the command would print of it is scanned: a blob, a commit's
+//!   message and changes, a walk of history within the budget, a revision
+//!   against the index and the work tree (see `git.rs`).
 //!
 //! A hit makes the call one that would print a secret; what the look
 //! cannot settle (an overrun, a private place, an unreadable file) leaves
