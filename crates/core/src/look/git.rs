@@ -613,7 +613,8 @@ impl Walker<'_> {
             .filter(|e| !e.mode.is_submodule())
             .map(|e| (e.path(&index).to_str_lossy().into_owned(), e.id))
             .collect();
-        self.files += entries.len();
+        // Not counted here: each entry is counted where its blob or its
+        // work tree file is read (a name listed twice is one file).
         self.check_budget()?;
         Ok(entries)
     }
