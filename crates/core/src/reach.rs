@@ -257,6 +257,15 @@ mod tests {
             ("git diff", vec![o("HEAD", None, Shows::Diff)]),
             ("git stash show -p", vec![o("stash", None, Shows::Object)]),
             ("git cat-file -p HEAD", vec![o("HEAD", None, Shows::Object)]),
+            (
+                "git stash list -p",
+                vec![o("--walk-reflogs", None, Shows::History)],
+            ),
+            (
+                "git reflog -p",
+                vec![o("--walk-reflogs", None, Shows::History)],
+            ),
+            ("git stash list", vec![]),
             ("git log --oneline", vec![]),
             ("git log --all --oneline", vec![]),
         ] {

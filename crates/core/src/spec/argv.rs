@@ -1193,6 +1193,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             path,
             "git log"
                 | "git stash show"
+                | "git stash list"
                 | "git whatchanged"
                 | "git reflog"
                 | "git reflog show"
@@ -1232,9 +1233,9 @@ impl<'s, 'c> Reader<'s, 'c> {
         ) {
             return None;
         }
-        // `git reflog` walks a reflog, whose entries need not be one
-        // another's ancestors.
-        if path.starts_with("git reflog") {
+        // `git reflog` and `git stash list` walk a reflog, whose entries
+        // need not be one another's ancestors.
+        if path.starts_with("git reflog") || path == "git stash list" {
             return Some("--walk-reflogs");
         }
         let given = self.given.borrow();
@@ -1272,9 +1273,8 @@ impl<'s, 'c> Reader<'s, 'c> {
 fn shows(path: &str) -> crate::reach::Shows {
     use crate::reach::Shows;
     match path {
-        "git log" | "git whatchanged" | "git diff-tree" | "git reflog" | "git reflog show" => {
-            Shows::History
-        }
+        "git log" | "git whatchanged" | "git diff-tree" | "git reflog" | "git reflog show"
+        | "git stash list" => Shows::History,
         "git diff" | "git difftool" | "git diff-files" | "git diff-index" | "git status"
         | "git commit" => Shows::Diff,
         "git grep" | "git blame" | "git annotate" => Shows::Files,
