@@ -124,17 +124,20 @@ impl Walker<'_> {
     /// config is read, and nothing it says can start a program (gix has no
     /// fsmonitor, pager or hooks, and this build no filters).
     fn open_repo<'t>(&mut self, base: &Path, shown: &'t str) -> Result<Repo<'t>, Stop> {
-        let repo = gix::discover_opts(
-            base,
-            gix::discover::upwards::Options::default(),
-            gix::open::Options::isolated(),
-        )
-        .map_err(|e| {
-            Stop::Unsettled(format!(
+        // Replacement objects off, whatever the repository's config says
+        // (an override outranks it): git applies `refs/replace/` unless a
+        // command says `--no-replace-objects`, and gix would also read a
+        // base of its own (`gitoxide.objects.replaceRefBase`) that git
+        // ignores; a repository with replacements is left unsettled below.
+        let options =
+            gix::open::Options::isolated().config_overrides(["core.useReplaceRefs=false"]);
+        let repo = gix::discover_opts(base, gix::discover::upwards::Options::default(), options)
+            .map_err(|e| {
+                Stop::Unsettled(format!(
                 "prints the git object `{shown}`, but no repository could be opened from {} ({e})",
                 self.shown(base)
             ))
-        })?;
+            })?;
         // A repository kept in a private place (a home's dotfiles) is not
         // the project's: what it holds is not the look's to read.
         let top = repo
@@ -143,7 +146,11 @@ impl Walker<'_> {
             .to_path_buf();
         let top = self.world.resolve(&top).unwrap_or(top);
         match self.site.places.place_of(&top) {
-            Place::Project | Place::System => Ok(Repo { repo, shown }),
+            Place::Project | Place::System => {
+                let repo = Repo { repo, shown };
+                rewrites_history(&repo)?;
+                Ok(repo)
+            }
             Place::Private | Place::Unreadable => Err(Stop::Unsettled(format!(
                 "prints the git object `{shown}` from the repository at {}, outside the project",
                 top.display()
@@ -867,6 +874,31 @@ fn top_relative(
             "`{shown}` names a path outside the work tree"
         ))),
     }
+}
+
+/// Fails a repository whose objects git reads through a rewrite gix does
+/// not apply here: replacement refs (`refs/replace/`, which git applies
+/// unless told not to) and grafts (`info/grafts`, which give commits other
+/// parents): either can make git print other objects than the look read.
+fn rewrites_history(repo: &Repo<'_>) -> Result<(), Stop> {
+    let replaced = repo
+        .repo
+        .references()
+        .and_then(|r| r.prefixed("refs/replace/").map(|mut i| i.next().is_some()))
+        .map_err(|e| unresolved(repo.shown, &e))?;
+    let grafted = repo.repo.common_dir().join("info").join("grafts").exists();
+    if replaced || grafted {
+        return Err(Stop::Unsettled(format!(
+            "`{}` is read through the repository's {}, which the look does not apply as git would",
+            repo.shown,
+            if replaced {
+                "replacement refs"
+            } else {
+                "grafts"
+            }
+        )));
+    }
+    Ok(())
 }
 
 /// Fails a repository with notes: `git show` and `git log` print a

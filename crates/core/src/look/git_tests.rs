@@ -274,6 +274,20 @@ fn what_the_look_cannot_resolve_is_unsettled_never_clear() {
             "{got:?}"
         );
     }
+    // A replacement object: git would print the replacement (or, told
+    // `--no-replace-objects`, the original).
+    git(&dir, &["notes", "remove", "HEAD"]);
+    git(&dir, &["update-ref", "-d", "refs/notes/commits"]);
+    assert_eq!(
+        outcome(&dir, object("HEAD", None, Shows::Object)),
+        Outcome::Clear
+    );
+    git(&dir, &["replace", "HEAD", "HEAD~1"]);
+    let got = outcome(&dir, object("HEAD", None, Shows::Object));
+    assert!(
+        matches!(got, Outcome::Unsettled(ref why) if why.contains("replacement")),
+        "{got:?}"
+    );
     // Outside any repository.
     let bare = scratch("norepo");
     let got = outcome(&bare, object("HEAD", None, Shows::Object));
