@@ -580,9 +580,9 @@ fn git_in_a_directory_laid_out_as_a_bare_repository_is_not_allowed() {
             &[],
         ))
     };
-    // (`git log -p` prints history, which the look does not read: it is
-    // not allowed whatever the folder is; the plain log is allowed but for
-    // the bare repository.)
+    // (`git log -p` prints history, which the look reads in process: here
+    // there is none to read, so it is not cleared; the plain log is allowed
+    // but for the bare repository.)
     let (d, reason) = decide("balanced", &dir, "git log --oneline");
     assert_eq!(d, "ask");
     assert!(reason.contains("bare repository"), "{reason}");

@@ -83,11 +83,38 @@ pub enum Target {
     /// A git object printed: a revision's blob (`REV:path`), or what a
     /// revision's commits change (`git show REV`, `git diff REV`).
     GitObject {
-        /// The revision as written (`HEAD~2`, `main@{yesterday}`).
+        /// The revision as written (`HEAD~2`, `main@{yesterday}`, `A..B`).
+        /// A revision option (`--all`, `--reflog`) stands for the commits
+        /// it adds to a walk.
         rev: String,
         /// The path inside the revision's tree, for `REV:path`.
         path: Option<String>,
+        /// What the command prints of it: the same revision is one commit
+        /// to `git show`, all its history to `git log -p`, and one side of
+        /// a comparison with the work tree to `git diff`.
+        shows: Shows,
     },
+}
+
+/// What a git command prints of a revision it names, so that a look
+/// reads no less than the command prints (and not all of history for
+/// `git show`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shows {
+    /// The object itself (`git show`, `git cat-file -p`, `git stash show
+    /// -p`): a blob's bytes, a tree's names, a tag's message and what it
+    /// tags, a commit's message and its changes against its parents; a
+    /// range, each of its commits so.
+    Object,
+    /// Every commit reachable from it, each with its message and changes
+    /// (`git log -p`, `git whatchanged`, `git diff-tree`).
+    History,
+    /// One side of a comparison with the index and the work tree (`git
+    /// diff REV`, `git status -v`); a range, its two ends compared.
+    Diff,
+    /// Every file of its tree (`git grep PATTERN REV`, `git blame REV`).
+    Files,
 }
 
 impl Target {
@@ -98,8 +125,12 @@ impl Target {
                 path.clone()
             }
             Target::Glob { pattern } => pattern.clone(),
-            Target::GitObject { rev, path: Some(p) } => format!("{rev}:{p}"),
-            Target::GitObject { rev, path: None } => rev.clone(),
+            Target::GitObject {
+                rev, path: Some(p), ..
+            } => format!("{rev}:{p}"),
+            Target::GitObject {
+                rev, path: None, ..
+            } => rev.clone(),
         }
     }
 }
@@ -172,6 +203,73 @@ mod tests {
             ("main@{1}", None),
         ] {
             assert_eq!(split_rev_path(word), want, "{word}");
+        }
+    }
+
+    /// The git objects a command's reach names, as (revision, path,
+    /// shows).
+    fn git_reach(command: &str) -> Vec<(String, Option<String>, Shows)> {
+        let classifier = match crate::Classifier::embedded() {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        let ctx = crate::Context { cwd: Some("/app") };
+        let a = classifier.assess_reaching(command, &ctx);
+        a.reach
+            .map(|r| r.touches)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|t| match t.target {
+                Target::GitObject { rev, path, shows } => Some((rev, path, shows)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_git_reach_says_what_the_command_prints_of_each_revision() {
+        let o = |rev: &str, path: Option<&str>, shows| {
+            (rev.to_string(), path.map(str::to_string), shows)
+        };
+        for (command, want) in [
+            (
+                "git show HEAD~1:app/x.py",
+                vec![o("HEAD~1", Some("app/x.py"), Shows::Object)],
+            ),
+            ("git show", vec![o("HEAD", None, Shows::Object)]),
+            ("git show HEAD~2", vec![o("HEAD~2", None, Shows::Object)]),
+            ("git log -p", vec![o("HEAD", None, Shows::History)]),
+            (
+                "git log -p main..topic",
+                vec![o("main..topic", None, Shows::History)],
+            ),
+            ("git log -p --all", vec![o("--all", None, Shows::History)]),
+            (
+                "git log -p --branches",
+                vec![o("--all", None, Shows::History)],
+            ),
+            (
+                "git log -p --reflog",
+                vec![o("--reflog", None, Shows::History)],
+            ),
+            ("git log -p -g", vec![o("-g", None, Shows::History)]),
+            ("git diff HEAD~1", vec![o("HEAD~1", None, Shows::Diff)]),
+            ("git diff", vec![o("HEAD", None, Shows::Diff)]),
+            ("git stash show -p", vec![o("stash", None, Shows::Object)]),
+            ("git cat-file -p HEAD", vec![o("HEAD", None, Shows::Object)]),
+            (
+                "git stash list -p",
+                vec![o("--walk-reflogs", None, Shows::History)],
+            ),
+            (
+                "git reflog -p",
+                vec![o("--walk-reflogs", None, Shows::History)],
+            ),
+            ("git stash list", vec![]),
+            ("git log --oneline", vec![]),
+            ("git log --all --oneline", vec![]),
+        ] {
+            assert_eq!(git_reach(command), want, "{command}");
         }
     }
 }

@@ -15,8 +15,11 @@
 //!   detectors run over it;
 //! * a tree is walked as a search would walk it, within a budget of files,
 //!   bytes and time, every name and every file's content checked;
-//! * git objects are not read yet: a call that prints one is left to the
-//!   row's unknown answer.
+//! * a git object is resolved and read from the repository's object store
+//!   in process (never by starting `git`, whose config can name programs),
+//!   and what the command would print of it is scanned: a blob, a commit's
+//!   message and changes, a walk of history within the budget, a revision
+//!   against the index and the work tree (see `git.rs`).
 //!
 //! A hit makes the call one that would print a secret; what the look
 //! cannot settle (an overrun, a private place, an unreadable file) leaves
@@ -25,6 +28,7 @@
 //! It never runs the command or any program, never writes, and sends
 //! nothing anywhere.
 
+mod git;
 mod places;
 mod world;
 
@@ -248,10 +252,9 @@ impl Walker<'_> {
             Target::Decoded { path } => Err(Stop::Unsettled(format!(
                 "prints `{path}` decoded or transformed, which the look cannot scan as it would be printed"
             ))),
-            Target::GitObject { .. } => Err(Stop::Unsettled(format!(
-                "prints the git object `{}`, which the look does not read",
-                touch.target.shown()
-            ))),
+            Target::GitObject { rev, path, shows } => {
+                self.git_object(&base, rev, path.as_deref(), *shows)
+            }
         }
     }
 
@@ -565,5 +568,7 @@ fn go_loose(pattern: &str, name: &str) -> bool {
     }
 }
 
+#[cfg(test)]
+mod git_tests;
 #[cfg(test)]
 mod tests;

@@ -264,12 +264,13 @@ fn budgets_overrun_to_unsettled_never_to_clear() {
 }
 
 #[test]
-fn git_objects_are_left_unsettled() {
+fn a_git_object_where_no_repository_opens_is_unsettled() {
     let got = outcome(
         &world(),
         &[Target::GitObject {
             rev: "HEAD".into(),
             path: Some("config.py".into()),
+            shows: crate::reach::Shows::Object,
         }],
     );
     assert!(

@@ -495,12 +495,23 @@ impl<'s, 'c> Reader<'s, 'c> {
             // which its pathspecs, or the whole tree, name for the look;
             // with `--cached`, the index.)
             let work_tree_grep = path == "git grep" && !self.given.borrow().has("--cached");
+            if self.prints_revisions(path) {
+                if let Some(walk) = self.walks_beyond(path) {
+                    self.prints_revision(walk, None);
+                }
+            }
             if implicit_head
                 && !work_tree_grep
                 && self.prints_revisions(path)
                 && !notes.reach.borrow().touches.iter().any(printed)
             {
-                self.prints_revision("HEAD", None);
+                // `git stash show` with no stash shows the latest one.
+                let rev = if path == "git stash show" {
+                    "stash"
+                } else {
+                    "HEAD"
+                };
+                self.prints_revision(rev, None);
             }
             // `git grep` in the work tree with no pathspec searches every
             // tracked file.
@@ -1260,6 +1271,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             path,
             "git log"
                 | "git stash show"
+                | "git stash list"
                 | "git whatchanged"
                 | "git reflog"
                 | "git reflog show"
@@ -1276,13 +1288,75 @@ impl<'s, 'c> Reader<'s, 'c> {
         let Some(notes) = self.reach else {
             return;
         };
-        let printed = path.is_some() || self.prints_revisions(&notes.current.borrow());
+        let current = notes.current.borrow();
+        let printed = path.is_some() || self.prints_revisions(&current);
         if printed {
+            let shows = shows(&current);
+            drop(current);
             notes.touch(crate::reach::Target::GitObject {
                 rev: rev.to_string(),
                 path: path.map(str::to_string),
+                shows,
             });
         }
+    }
+
+    /// The revision option (`--all`, `--reflog`) that makes the command
+    /// `path` walk commits its operands do not name, if one is given: a
+    /// look that read only the named revisions would miss what they add.
+    fn walks_beyond(&self, path: &str) -> Option<&'static str> {
+        if !matches!(
+            shows(path),
+            crate::reach::Shows::History | crate::reach::Shows::Object
+        ) {
+            return None;
+        }
+        // `git reflog` and `git stash list` walk a reflog, whose entries
+        // need not be one another's ancestors.
+        if path.starts_with("git reflog") || path == "git stash list" {
+            return Some("--walk-reflogs");
+        }
+        let given = self.given.borrow();
+        // Each of these walks from refs the look can list: every ref
+        // stands in for them all (more than the command prints, never
+        // less).
+        let refs = [
+            "--all",
+            "--branches",
+            "--tags",
+            "--remotes",
+            "--glob",
+            "--bisect",
+        ];
+        // These walk what no ref names (the reflogs, the index's objects,
+        // alternates' refs, MERGE_HEAD, a default): each stands for
+        // itself, which the look does not resolve.
+        let other = [
+            "--reflog",
+            "-g",
+            "--walk-reflogs",
+            "--indexed-objects",
+            "--alternate-refs",
+            "--merge",
+            "--default",
+        ];
+        if let Some(o) = other.iter().find(|o| given.has(o)) {
+            return Some(o);
+        }
+        refs.iter().any(|o| given.has(o)).then_some("--all")
+    }
+}
+
+/// What the git command `path` prints of a revision it names.
+fn shows(path: &str) -> crate::reach::Shows {
+    use crate::reach::Shows;
+    match path {
+        "git log" | "git whatchanged" | "git diff-tree" | "git reflog" | "git reflog show"
+        | "git stash list" => Shows::History,
+        "git diff" | "git difftool" | "git diff-files" | "git diff-index" | "git status"
+        | "git commit" => Shows::Diff,
+        "git grep" | "git blame" | "git annotate" => Shows::Files,
+        _ => Shows::Object,
     }
 }
 
