@@ -574,6 +574,51 @@ fn secrets_code(c: &secrets_schema::Checked) -> String {
         );
     }
     s.push_str("];\n\n");
+    // Where the keywords starting with each byte begin (they are sorted by
+    // their lower-case bytes), and which pairs of lower-case bytes start
+    // one: a short text is searched keyword by keyword from each byte, and
+    // most bytes start no keyword's pair. (A one-byte keyword marks every
+    // pair its byte starts.)
+    let mut first = [0usize; 257];
+    for b in 0..=256usize {
+        first[b] = keywords
+            .iter()
+            .position(|k| usize::from(k.0.as_bytes()[0]) >= b)
+            .unwrap_or(keywords.len());
+    }
+    let mut pairs = [0u64; 1024];
+    for (lower, ..) in &keywords {
+        let b = lower.as_bytes();
+        let seconds: Vec<u8> = match b.get(1) {
+            Some(&s) => vec![s],
+            None => (0..=255).collect(),
+        };
+        for s in seconds {
+            let bit = usize::from(b[0]) * 256 + usize::from(s);
+            pairs[bit / 64] |= 1 << (bit % 64);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "pub(super) static KEYWORD_STARTS: [u16; 257] = {first:?};\n"
+    );
+    let _ = writeln!(
+        s,
+        "pub(super) static KEYWORD_PAIRS: [u64; 1024] = {pairs:?};\n"
+    );
+    // The format keywords as spelled, sorted by their bytes: a masker looks
+    // up those a word starts with by its first byte, without sorting them
+    // in every process.
+    let mut spelled: Vec<&str> = keywords
+        .iter()
+        .filter(|k| k.3)
+        .map(|k| k.1.as_str())
+        .collect();
+    spelled.sort_unstable();
+    let _ = writeln!(
+        s,
+        "pub(super) static FORMAT_KEYWORDS: &[&str] = &{spelled:?};\n"
+    );
     let p = &c.placeholders;
     let mut values = p.values.clone();
     values.sort();

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, FindOverlappingIter};
 
-use super::data::{DETECTOR_COUNT, KEYWORDS};
+use super::data::{DETECTOR_COUNT, KEYWORDS, KEYWORD_PAIRS, KEYWORD_STARTS};
 
 /// Texts shorter than this are searched without the automaton.
 pub(crate) const SHORT_TEXT: usize = 4096;
@@ -90,13 +90,15 @@ enum How<'t> {
 
 impl<'t> Gate<'t> {
     pub(crate) fn new(text: &'t [u8]) -> Gate<'t> {
-        let how = match automaton() {
-            Some(ac) if text.len() >= SHORT_TEXT => How::Automaton {
+        // (The length first: a short text must not build the automaton.)
+        let ac = (text.len() >= SHORT_TEXT).then(automaton).flatten();
+        let how = match ac {
+            Some(ac) => How::Automaton {
                 matches: ac.find_overlapping_iter(text),
                 pending: None,
                 floor: 0,
             },
-            _ => How::Short { next: 0 },
+            None => How::Short { next: 0 },
         };
         Gate::with(text, how)
     }
@@ -149,13 +151,24 @@ fn short_set(line: &[u8]) -> DetectorSet {
     let mut set = DetectorSet::default();
     for i in 0..line.len() {
         let first = line[i].to_ascii_lowercase();
-        // Keywords are sorted: those starting with `first` are a run.
-        let from = KEYWORDS.partition_point(|k| k.lower.as_bytes()[0] < first);
-        for (k, kw) in KEYWORDS[from..].iter().enumerate() {
-            let kb = kw.lower.as_bytes();
-            if kb[0] != first {
-                break;
+        // Most bytes start no keyword's first two bytes (build.rs marks
+        // every pair a keyword starts, and every pair for a one-byte one).
+        if let Some(&second) = line.get(i + 1) {
+            let bit = usize::from(first) * 256 + usize::from(second.to_ascii_lowercase());
+            if KEYWORD_PAIRS[bit / 64] & (1 << (bit % 64)) == 0 {
+                continue;
             }
+        }
+        // Keywords are sorted: those starting with `first` are a run.
+        let from = usize::from(KEYWORD_STARTS[usize::from(first)]);
+        let to = usize::from(KEYWORD_STARTS[usize::from(first) + 1]);
+        for (k, kw) in KEYWORDS
+            .get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
+            let kb = kw.lower.as_bytes();
             if line.len() - i >= kb.len() && line[i..i + kb.len()].eq_ignore_ascii_case(kb) {
                 set.add_keyword(from + k);
             }

@@ -207,6 +207,12 @@ pub fn format_keywords() -> impl Iterator<Item = &'static str> {
         .map(|k| k.spelled)
 }
 
+/// The format keywords (see [`format_keywords`]) sorted by their bytes:
+/// those a text can start with share its first byte.
+pub fn format_keywords_sorted() -> &'static [&'static str] {
+    data::FORMAT_KEYWORDS
+}
+
 /// The longest format keyword (see [`format_keywords`]) `value` starts
 /// with, in its letter case: `ghp_` of a GitHub token, `AKIA` of an access
 /// key id. A mask keeps it (`ghp_***`): it says what the secret was and
