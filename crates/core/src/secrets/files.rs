@@ -93,6 +93,8 @@ struct TableIndex {
     /// A `dirs` table's runs by their first component (sorted), with the
     /// run's place in the table.
     dir_first: Vec<(&'static str, usize)>,
+    /// A `words` table's words, sorted.
+    words: Vec<&'static str>,
 }
 
 /// Suffixes grouped by length, each group sorted.
@@ -145,6 +147,10 @@ fn index() -> &'static Index {
                 };
                 match t.rule {
                     FileRule::Suffixes(list) => ix.suffixes = Suffixes::of(list),
+                    FileRule::Words { words, .. } => {
+                        ix.words = words.to_vec();
+                        ix.words.sort_unstable();
+                    }
                     FileRule::Dirs(dirs) => {
                         ix.dir_first = dirs
                             .iter()
@@ -214,7 +220,8 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
             let code = last
                 .rfind('.')
                 .is_some_and(|dot| code_suffixes.binary_search(&&last[dot..]).is_ok());
-            !code && words.iter().any(|w| word_at_boundary(last, w))
+            let _ = words;
+            !code && has_word(last, &ix.words)
         }
     }
 }
@@ -265,22 +272,25 @@ fn glob_one(pat: &str, text: &str) -> bool {
     text.len() - pos >= last.len() && text.ends_with(last)
 }
 
-/// Whether `word` stands in `name` between word boundaries: a byte that
-/// is no ASCII letter or digit, or an end.
-fn word_at_boundary(name: &str, word: &str) -> bool {
+/// Whether one of `words` (sorted) stands in `name` between word
+/// boundaries (a byte that is no ASCII letter or digit, or an end), in one
+/// pass over the places a word can start.
+fn has_word(name: &str, words: &[&str]) -> bool {
     let b = name.as_bytes();
-    let mut from = 0;
-    while let Some(at) = name[from..].find(word) {
-        let start = from + at;
-        let end = start + word.len();
-        let before = start == 0 || !b[start - 1].is_ascii_alphanumeric();
-        let after = end == b.len() || !b[end].is_ascii_alphanumeric();
-        if before && after {
-            return true;
-        }
-        from = start + 1;
-    }
-    false
+    let first = |w: &&str| w.as_bytes().first().copied().unwrap_or(0);
+    (0..b.len())
+        .filter(|&start| start == 0 || !b[start - 1].is_ascii_alphanumeric())
+        .any(|start| {
+            let from = words.partition_point(|w| first(w) < b[start]);
+            words[from..]
+                .iter()
+                .take_while(|w| first(w) == b[start])
+                .any(|w| {
+                    let end = start + w.len();
+                    b.get(start..end) == Some(w.as_bytes())
+                        && (end == b.len() || !b[end].is_ascii_alphanumeric())
+                })
+        })
 }
 
 /// The secret names of the `[[names]]` tables and the one-component names
@@ -337,6 +347,24 @@ mod tests {
             &["proc", "*", "environ"],
             &["proc", "self", "environ"]
         ));
+    }
+
+    #[test]
+    fn words_stand_between_boundaries() {
+        let words = ["pass", "secret", "token"];
+        for (name, want) in [
+            ("my_secret.txt", true),
+            ("a-token-b", true),
+            ("token", true),
+            ("secretary.txt", false),
+            ("tokens", false),
+            ("mytoken", false),
+            ("compass", false),
+            ("pass.txt", true),
+            ("", false),
+        ] {
+            assert_eq!(has_word(name, &words), want, "{name}");
+        }
     }
 
     #[test]
