@@ -5,8 +5,9 @@ the look, over fixture trees that stand in for the corpus's projects.
     python3 benches/look_usefulness.py [path/to/toolgate]
 
 Each working directory of `corpus/agent-calls.jsonl` (`/testbed`, `/app`,
-…) becomes a folder under a temporary root, a git work tree whose files are
-the relative paths the calls name (a few lines of plain text each). The
+…) becomes a folder under a temporary root, a git repository whose files
+are the relative paths the calls name (a few lines of plain text each),
+committed twice so that revisions have history to read. The
 corpus is decided three times under balanced mode with every-part-safe
 compounds: by the words alone (`scan --decide`), with the look over the
 clean trees (`--look`), and with the look after secrets are planted (a
@@ -42,8 +43,7 @@ def words(command):
 def build(root, calls, plant):
     for cwd in {c["cwd"] for c in calls}:
         project = root / cwd.lstrip("/")
-        (project / ".git").mkdir(parents=True, exist_ok=True)
-        (project / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+        project.mkdir(parents=True, exist_ok=True)
         (project / "settings_local.py").write_text("DEBUG = True\n")
         if plant:
             (project / ".env").write_text("API_TOKEN=" + "Zq8" * 12 + "\n")
@@ -61,6 +61,17 @@ def build(root, calls, plant):
                 path.write_text("plain text\nline two\n")
             except OSError:
                 pass
+    # Each project a repository with two commits of its files (the secrets
+    # planted too, as a careless commit would hold them), so that `git show
+    # HEAD~1:path` and `git diff` have history to read.
+    for cwd in {c["cwd"] for c in calls}:
+        project = root / cwd.lstrip("/")
+        git = ["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@t",
+               "-c", "commit.gpgsign=false"]
+        subprocess.run(git[:3] + ["init", "-q", "-b", "main"], check=False)
+        subprocess.run(git + ["add", "-A"], check=False)
+        subprocess.run(git + ["commit", "-q", "-m", "files"], check=False)
+        subprocess.run(git + ["commit", "-q", "--allow-empty", "-m", "again"], check=False)
 
 
 def decide(binary, root, calls, look):

@@ -82,10 +82,21 @@ impl Walker<'_> {
                 }
             }
         };
-        let parsed = repo
-            .repo
-            .rev_parse(spec.as_bytes().as_bstr())
-            .map_err(|e| unresolved(&shown, &e))?;
+        let parsed = match repo.repo.rev_parse(spec.as_bytes().as_bstr()) {
+            Ok(parsed) => parsed,
+            // A word that is no revision but names a file of the work tree
+            // is a path to git (`git diff src/a.py`, `git log -p a.py`):
+            // what it prints then is HEAD's, limited to that path, and the
+            // file itself is a read of its own. HEAD's whole is looked at.
+            Err(_)
+                if path.is_none()
+                    && rev != "HEAD"
+                    && self.world.resolve(&base.join(rev)).is_ok() =>
+            {
+                return self.git_object(base, "HEAD", None, shows);
+            }
+            Err(e) => return Err(unresolved(&shown, &e)),
+        };
         let in_tree = parsed
             .path_and_mode()
             .map(|(p, _)| p.to_str_lossy().into_owned());

@@ -368,3 +368,23 @@ fn a_hostile_config_runs_nothing() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_path_git_reads_as_a_path_is_looked_at_as_head_s_changes() {
+    let Some(dir) = history("pathword", CLEAN) else {
+        return;
+    };
+    // `git diff README.md`: no revision of that name, a file of it.
+    let got = outcome(&dir, object("README.md", None, Shows::Diff));
+    assert_eq!(got, Outcome::Clear);
+    write(&dir, "README.md", &format!("# app\n{SETTINGS}"));
+    let got = outcome(&dir, object("README.md", None, Shows::Diff));
+    assert!(
+        matches!(&got, Outcome::Secret(why) if why.contains("README.md line 4")),
+        "{got:?}"
+    );
+    // A word that is neither stays unsettled.
+    let got = outcome(&dir, object("no-such-thing", None, Shows::Diff));
+    assert!(matches!(got, Outcome::Unsettled(_)), "{got:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
