@@ -579,13 +579,14 @@ fn secrets_code(c: &secrets_schema::Checked) -> String {
     // one: a short text is searched keyword by keyword from each byte, and
     // most bytes start no keyword's pair. (A one-byte keyword marks every
     // pair its byte starts.)
-    let mut first = [0usize; 257];
-    for b in 0..=256usize {
-        first[b] = keywords
-            .iter()
-            .position(|k| usize::from(k.0.as_bytes()[0]) >= b)
-            .unwrap_or(keywords.len());
-    }
+    let first: Vec<usize> = (0..=256usize)
+        .map(|b| {
+            keywords
+                .iter()
+                .position(|k| usize::from(k.0.as_bytes()[0]) >= b)
+                .unwrap_or(keywords.len())
+        })
+        .collect();
     let mut pairs = [0u64; 1024];
     for (lower, ..) in &keywords {
         let b = lower.as_bytes();
