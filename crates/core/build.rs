@@ -646,6 +646,7 @@ fn secrets_code(c: &secrets_schema::Checked) -> String {
                 format!("FileRule::Paths({})", nested(&entries))
             }
             secrets_schema::TableType::Words => {
+                entries.sort();
                 let mut code = table.code_suffixes.clone().unwrap_or_default();
                 code.sort();
                 format!("FileRule::Words {{ words: &{entries:?}, code_suffixes: &{code:?} }}")

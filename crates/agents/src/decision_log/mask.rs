@@ -294,9 +294,6 @@ fn token_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = secrets::scan(b)
         .map(|h| keep(h.range.start, h.range.end))
         .collect();
-    // Sorted: those a word can start with are the run that shares its
-    // first byte (a keyword that starts with no word byte starts no word).
-    let keywords = secrets::format_keywords_sorted();
     let mut i = 0;
     while i < b.len() {
         if i > 0 && is_body(b[i - 1]) {
@@ -304,11 +301,13 @@ fn token_spans(text: &str) -> Vec<(usize, usize)> {
             continue;
         }
         let rest = &b[i..];
-        let first = |k: &&str| k.as_bytes().first().copied().unwrap_or(0);
-        let from = keywords.partition_point(|k| first(k) < rest[0]);
-        let found = keywords[from..]
+        // (A keyword that starts with no word byte starts no word.)
+        let keywords = match is_body(rest[0]) {
+            true => secrets::format_keywords_starting(rest[0]),
+            false => &[],
+        };
+        let found = keywords
             .iter()
-            .take_while(|k| first(k) == rest[0] && is_body(rest[0]))
             .filter(|k| rest.starts_with(k.as_bytes()))
             .map(|k| {
                 let body = rest[k.len()..].iter().take_while(|c| is_body(**c)).count();

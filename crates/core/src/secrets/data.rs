@@ -73,7 +73,7 @@ pub(crate) enum FileRule {
     /// A word at word boundaries in the last component, unless its last
     /// `.ext` is one of `code_suffixes` (sorted).
     Words {
-        /// The words.
+        /// The words; sorted.
         words: &'static [&'static str],
         /// Suffixes of code about secrets.
         code_suffixes: &'static [&'static str],

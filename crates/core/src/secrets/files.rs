@@ -93,8 +93,6 @@ struct TableIndex {
     /// A `dirs` table's runs by their first component (sorted), with the
     /// run's place in the table.
     dir_first: Vec<(&'static str, usize)>,
-    /// A `words` table's words, sorted.
-    words: Vec<&'static str>,
 }
 
 /// Suffixes grouped by length, each group sorted.
@@ -147,10 +145,6 @@ fn index() -> &'static Index {
                 };
                 match t.rule {
                     FileRule::Suffixes(list) => ix.suffixes = Suffixes::of(list),
-                    FileRule::Words { words, .. } => {
-                        ix.words = words.to_vec();
-                        ix.words.sort_unstable();
-                    }
                     FileRule::Dirs(dirs) => {
                         ix.dir_first = dirs
                             .iter()
@@ -191,10 +185,8 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
     match t.rule {
         FileRule::Dirs(dirs) => comps.iter().enumerate().any(|(at, comp)| {
             // The runs that start with this component, each compared from it.
-            let from = ix.dir_first.partition_point(|(f, _)| f < comp);
-            ix.dir_first[from..]
+            sorted_run(&ix.dir_first, |(f, _)| *f, *comp)
                 .iter()
-                .take_while(|(f, _)| f == comp)
                 .filter_map(|&(_, k)| dirs.get(k))
                 .any(|d| comps.get(at..at + d.len()) == Some(*d))
         }),
@@ -203,10 +195,8 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
         FileRule::Paths(paths) => {
             // The patterns whose last component is `last` itself, then
             // those whose last component is a glob.
-            let from = ix.literal_last.partition_point(|(l, _)| *l < last);
-            let literal = ix.literal_last[from..]
+            let literal = sorted_run(&ix.literal_last, |(l, _)| *l, last)
                 .iter()
-                .take_while(|(l, _)| *l == last)
                 .map(|&(_, k)| k);
             literal
                 .chain(ix.glob_last.iter().copied())
@@ -220,10 +210,16 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
             let code = last
                 .rfind('.')
                 .is_some_and(|dot| code_suffixes.binary_search(&&last[dot..]).is_ok());
-            let _ = words;
-            !code && has_word(last, &ix.words)
+            !code && has_word(last, words)
         }
     }
+}
+
+/// The entries of `sorted` (sorted by `key`) whose key is `want`.
+pub(super) fn sorted_run<T, K: Ord>(sorted: &[T], key: impl Fn(&T) -> K, want: K) -> &[T] {
+    let from = sorted.partition_point(|t| key(t) < want);
+    let len = sorted[from..].partition_point(|t| key(t) == want);
+    &sorted[from..from + len]
 }
 
 /// Whether `pat` (components; `**` stands for any number of them) matches
@@ -281,15 +277,11 @@ fn has_word(name: &str, words: &[&str]) -> bool {
     (0..b.len())
         .filter(|&start| start == 0 || !b[start - 1].is_ascii_alphanumeric())
         .any(|start| {
-            let from = words.partition_point(|w| first(w) < b[start]);
-            words[from..]
-                .iter()
-                .take_while(|w| first(w) == b[start])
-                .any(|w| {
-                    let end = start + w.len();
-                    b.get(start..end) == Some(w.as_bytes())
-                        && (end == b.len() || !b[end].is_ascii_alphanumeric())
-                })
+            sorted_run(words, first, b[start]).iter().any(|w| {
+                let end = start + w.len();
+                b.get(start..end) == Some(w.as_bytes())
+                    && (end == b.len() || !b[end].is_ascii_alphanumeric())
+            })
         })
 }
 

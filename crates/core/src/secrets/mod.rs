@@ -207,10 +207,15 @@ pub fn format_keywords() -> impl Iterator<Item = &'static str> {
         .map(|k| k.spelled)
 }
 
-/// The format keywords (see [`format_keywords`]) sorted by their bytes:
-/// those a text can start with share its first byte.
-pub fn format_keywords_sorted() -> &'static [&'static str] {
-    data::FORMAT_KEYWORDS
+/// The format keywords (see [`format_keywords`]) that start with the byte
+/// `first`, in their letter case: the only ones a text starting with that
+/// byte can start with.
+pub fn format_keywords_starting(first: u8) -> &'static [&'static str] {
+    files::sorted_run(
+        data::FORMAT_KEYWORDS,
+        |k| k.as_bytes().first().copied(),
+        Some(first),
+    )
 }
 
 /// The longest format keyword (see [`format_keywords`]) `value` starts
