@@ -704,10 +704,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             // `--name="$VAR"`: a value that is printed as it is, and no
             // expansion in the option's name. (The value is judged here:
             // the words are known by their whole text.)
-            let attached_long = word.starts_with("--")
-                && word
-                    .split_once('=')
-                    .is_some_and(|(name, _)| !name.contains('$'));
+            let attached_long = long_with_plain_name(word, &['$']);
             if !(attached_long && attached.is_some() && opt.role == Role::Printed) {
                 return Err(self.refusal(
                     word,
@@ -720,10 +717,7 @@ impl<'s, 'c> Reader<'s, 'c> {
             // `--include=`: the same option with other data. Anywhere
             // else a glob could turn into other options.
             let data = matches!(opt.role, Role::Text | Role::Printed | Role::Pattern);
-            let attached_long = word.starts_with("--")
-                && word
-                    .split_once('=')
-                    .is_some_and(|(name, _)| !name.contains(GLOB_CHARS));
+            let attached_long = long_with_plain_name(word, &GLOB_CHARS);
             if !(data && attached_long && attached.is_some()) {
                 return Err(self.refusal(
                     word,
@@ -1392,6 +1386,15 @@ fn expands_past_nothing(glob: &str) -> bool {
 
 /// The path of subcommand `word` of `path` (`git log`): what
 /// `format!("{path} {word}")` writes, without the formatting machinery.
+/// Whether `word` is `--name=VALUE` with none of `expanding` in the name:
+/// what the shell expands there stays in the option's value.
+fn long_with_plain_name(word: &str, expanding: &[char]) -> bool {
+    word.starts_with("--")
+        && word
+            .split_once('=')
+            .is_some_and(|(name, _)| !name.contains(expanding))
+}
+
 fn sub_path(path: &str, word: &str) -> String {
     let mut sub = String::with_capacity(path.len() + 1 + word.len());
     sub.push_str(path);
