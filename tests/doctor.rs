@@ -10,48 +10,34 @@ use std::process::Output;
 use crate::util;
 
 /// A temporary `$HOME` with a project in it.
-struct Home(PathBuf);
+struct Home(util::Home);
 
 impl Home {
     fn new(name: &str) -> Home {
-        let dir =
-            std::env::temp_dir().join(format!("toolgate-doctor-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(dir.join("work/app/.git"))
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        Home(dir)
+        let home = util::Home::new("doctor", name);
+        let git = home.path("work/app/.git");
+        fs::create_dir_all(&git).unwrap_or_else(|e| panic!("{}: {e}", git.display()));
+        Home(home)
     }
 
     fn path(&self) -> &Path {
-        &self.0
+        self.0.root()
     }
 
     fn project(&self) -> PathBuf {
-        self.0.join("work/app")
+        self.0.path("work/app")
     }
 
     /// `toolgate ARGS` with this home, run from `/`.
     fn run(&self, args: &[&str]) -> Output {
-        let mut cmd = util::isolated(env!("CARGO_BIN_EXE_toolgate"));
-        cmd.args(args)
-            .current_dir("/")
-            .env("HOME", &self.0)
-            .env("XDG_CONFIG_HOME", self.0.join(".config"));
-        cmd.output()
-            .unwrap_or_else(|e| panic!("running toolgate: {e}"))
+        let mut cmd = self.0.command(args);
+        cmd.current_dir("/");
+        util::output_of(args, cmd)
     }
 
     /// Its stdout, which must be a success.
     fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "toolgate {args:?}: {}\n{text}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        text
+        util::stdout_of_success(args, self.run(args))
     }
 
     /// Every file under the home that holds `needle`.
@@ -72,14 +58,8 @@ impl Home {
             }
         }
         let mut out = Vec::new();
-        walk(&self.0, needle, &mut out);
+        walk(self.path(), needle, &mut out);
         out
-    }
-}
-
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
     }
 }
 

@@ -3,67 +3,9 @@
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
-/// A temporary `$HOME` (and `$XDG_CONFIG_HOME` inside it).
-struct Home(PathBuf);
-
-impl Home {
-    fn new(name: &str) -> Home {
-        let dir =
-            std::env::temp_dir().join(format!("toolgate-install-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-        Home(dir)
-    }
-
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-
-    fn write(&self, rel: &str, text: &str) {
-        let p = self.path(rel);
-        if let Some(d) = p.parent() {
-            fs::create_dir_all(d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
-        }
-        fs::write(&p, text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-    }
-
-    fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_toolgate"))
-            .args(args)
-            .env("HOME", &self.0)
-            .env("XDG_CONFIG_HOME", self.path(".config"))
-            .env_remove("TOOLGATE_MODE")
-            .env_remove("TOOLGATE_CONFIG")
-            .env_remove("TOOLGATE_HEADLESS")
-            .env_remove("TOOLGATE_PROFILE")
-            .output()
-            .unwrap_or_else(|e| panic!("running toolgate: {e}"))
-    }
-
-    fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(
-            out.status.success(),
-            "toolgate {args:?}: {}\n{text}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-        text
-    }
-}
-
-impl Drop for Home {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+use crate::util::Home;
 
 const CLAUDE: &str = r#"{
   "model": "opus",
@@ -148,7 +90,7 @@ fn round_trip(home: &Home, client: &str, rel: &str, original: &str, must_contain
 
 #[test]
 fn claude_keeps_other_keys_and_hooks() {
-    let home = Home::new("claude");
+    let home = Home::new("install", "claude");
     round_trip(
         &home,
         "claude",
@@ -169,7 +111,7 @@ fn claude_keeps_other_keys_and_hooks() {
 
 #[test]
 fn codex_keeps_comments() {
-    let home = Home::new("codex");
+    let home = Home::new("install", "codex");
     round_trip(
         &home,
         "codex",
@@ -195,7 +137,7 @@ fn codex_keeps_comments() {
 
 #[test]
 fn gemini_qwen_copilot_cursor_windsurf_round_trip() {
-    let home = Home::new("json");
+    let home = Home::new("install", "json");
     let other = "{\n  \"theme\": \"dark\",\n  \"hooks\": {\n    \"AfterTool\": []\n  }\n}\n";
     round_trip(
         &home,
@@ -248,7 +190,7 @@ fn gemini_qwen_copilot_cursor_windsurf_round_trip() {
 
 #[test]
 fn a_new_file_is_created_and_removed_again() {
-    let home = Home::new("fresh");
+    let home = Home::new("install", "fresh");
     home.ok(&["install", "copilot", "--mode", "restricted"]);
     let text = home.read(".copilot/hooks/toolgate.json");
     assert!(
@@ -262,7 +204,7 @@ fn a_new_file_is_created_and_removed_again() {
 
 #[test]
 fn a_changed_mode_replaces_the_entry_in_place() {
-    let home = Home::new("mode");
+    let home = Home::new("install", "mode");
     home.ok(&["install", "gemini", "--mode", "balanced"]);
     home.ok(&["install", "gemini", "--mode", "strict"]);
     let text = home.read(".gemini/settings.json");
@@ -272,7 +214,7 @@ fn a_changed_mode_replaces_the_entry_in_place() {
 
 #[test]
 fn project_scope_and_dry_run() {
-    let home = Home::new("project");
+    let home = Home::new("install", "project");
     let project = home.path("work/app");
     fs::create_dir_all(&project).unwrap_or_else(|e| panic!("{e}"));
     let dir = project.to_string_lossy().into_owned();
@@ -302,7 +244,7 @@ fn project_scope_and_dry_run() {
 
 #[test]
 fn cline_and_opencode_files_are_toolgates_own() {
-    let home = Home::new("scripts");
+    let home = Home::new("install", "scripts");
     home.ok(&["install", "cline", "--mode", "balanced"]);
     let script = home.read(".cline/hooks/PreToolUse");
     assert!(script.starts_with("#!/bin/sh\n"), "{script}");
@@ -339,7 +281,7 @@ fn cline_and_opencode_files_are_toolgates_own() {
 
 #[test]
 fn unreadable_settings_are_left_alone() {
-    let home = Home::new("bad");
+    let home = Home::new("install", "bad");
     // JSONC that lacks its last `}`: the one there closes `hooks`, so the
     // parser names the first line, where the unclosed `{` is.
     let text = "{\n  // a comment\n  \"a\": 1,\n  \"hooks\": {\n    \"AfterTool\": [],\n}\n";
@@ -393,7 +335,7 @@ fn unreadable_settings_are_left_alone() {
 
 #[test]
 fn doctor_on_live_broken_and_missing_hooks() {
-    let home = Home::new("doctor");
+    let home = Home::new("install", "doctor");
     // Nothing installed: healthy, and it says how to install.
     let out = home.ok(&["doctor"]);
     assert!(out.contains("no client settings found"), "{out}");
@@ -457,7 +399,7 @@ fn doctor_on_live_broken_and_missing_hooks() {
 
 #[test]
 fn doctor_names_a_config_typo_with_file_and_line() {
-    let home = Home::new("config");
+    let home = Home::new("install", "config");
     home.write(
         ".config/toolgate/config.toml",
         "# toolgate\nmod = \"balanced\"\n",
@@ -486,7 +428,7 @@ fn doctor_names_a_config_typo_with_file_and_line() {
 
 #[test]
 fn doctor_reports_a_project_policy_and_what_it_ignores() {
-    let home = Home::new("policy");
+    let home = Home::new("install", "policy");
     home.write(
         "proj/.toolgate.toml",
         "mode = \"autonomous\"\n[rules]\nallow = [\"Bash\"]\ndeny = [\"shell:cmd=rm *\"]\n",
@@ -746,7 +688,7 @@ fn dry_run_diff(home: &Home, rel: &str, old: &str, new: &str) -> String {
 /// original bytes; the dry runs show those very changes.
 #[test]
 fn jsonc_settings_keep_everything_toolgate_did_not_write() {
-    let home = Home::new("jsonc");
+    let home = Home::new("install", "jsonc");
     let mut installed = Vec::new();
     for &(client, rel, before, after) in JSONC {
         let after = after.replace("\"CMD\"", &command_json(client));
@@ -791,7 +733,7 @@ fn jsonc_settings_keep_everything_toolgate_did_not_write() {
 /// comment in it, it is someone's, and stays.
 #[test]
 fn an_emptied_list_goes_unless_it_holds_a_comment() {
-    let home = Home::new("emptied");
+    let home = Home::new("install", "emptied");
     let rel = ".claude/settings.json";
     let before = "{\n  \"hooks\": {\n    \"PreToolUse\": [],\n    \"Stop\": []\n  }\n}\n";
     let cmd = command_json("claude");
@@ -835,7 +777,7 @@ fn an_emptied_list_goes_unless_it_holds_a_comment() {
 /// mode keeps the hook on it.
 #[test]
 fn the_default_install_is_the_guard_mode() {
-    let home = Home::new("guard-default");
+    let home = Home::new("install", "guard-default");
     let out = home.ok(&["install", "claude"]);
     let text = home.read(".claude/settings.json");
     assert!(
@@ -867,7 +809,7 @@ fn the_default_install_is_the_guard_mode() {
     let out = home.ok(&["install", "opencode"]);
     assert!(out.contains("`permission.bash`"), "{out}");
     // A mode in the config file is the hook's: no --mode is written.
-    let home = Home::new("guard-config");
+    let home = Home::new("install", "guard-config");
     home.write(".config/toolgate/config.toml", "mode = \"strict\"\n");
     let out = home.ok(&["install", "gemini"]);
     let text = home.read(".gemini/settings.json");
@@ -879,7 +821,7 @@ fn the_default_install_is_the_guard_mode() {
 /// installing again would change, and prints each hook's row.
 #[test]
 fn doctor_finds_legacy_installs_and_prints_the_row() {
-    let home = Home::new("legacy");
+    let home = Home::new("install", "legacy");
     let bin = env!("CARGO_BIN_EXE_toolgate");
     home.write(
         ".claude/settings.json",
@@ -927,7 +869,7 @@ fn doctor_finds_legacy_installs_and_prints_the_row() {
 /// categories and needs `--yes`.
 #[test]
 fn a_risky_profile_needs_yes() {
-    let home = Home::new("risky");
+    let home = Home::new("install", "risky");
     let out = home.run(&["install", "claude", "--profile", "auto"]);
     assert_eq!(out.status.code(), Some(2));
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -947,7 +889,7 @@ fn a_risky_profile_needs_yes() {
         .read(".claude/settings.json")
         .contains("--profile auto"));
     // manual lets nothing run unasked: no --yes needed.
-    let home = Home::new("manual");
+    let home = Home::new("install", "manual");
     let out = home.ok(&["install", "claude", "--profile", "manual"]);
     assert!(!out.contains("nobody asked"), "{out}");
 }
@@ -973,7 +915,7 @@ fn set_mode(path: &std::path::Path, mode: u32) {
 #[test]
 fn backups_keep_mode_and_owner_and_uninstall_removes_them() {
     use std::os::unix::fs::MetadataExt;
-    let home = Home::new("backup-mode");
+    let home = Home::new("install", "backup-mode");
     let rel = ".claude/settings.json";
     home.write(rel, CLAUDE);
     set_mode(&home.path(rel), 0o600);
@@ -1001,7 +943,7 @@ fn backups_keep_mode_and_owner_and_uninstall_removes_them() {
 #[cfg(unix)]
 #[test]
 fn a_symlinked_settings_file_is_edited_at_its_target() {
-    let home = Home::new("symlink");
+    let home = Home::new("install", "symlink");
     home.write("dotfiles/claude.json", CLAUDE);
     fs::create_dir_all(home.path(".claude")).unwrap_or_else(|e| panic!("{e}"));
     std::os::unix::fs::symlink(
@@ -1024,7 +966,7 @@ fn a_symlinked_settings_file_is_edited_at_its_target() {
 #[cfg(unix)]
 #[test]
 fn a_read_only_settings_file_is_refused() {
-    let home = Home::new("read-only");
+    let home = Home::new("install", "read-only");
     let rel = ".claude/settings.json";
     home.write(rel, CLAUDE);
     set_mode(&home.path(rel), 0o444);
@@ -1046,7 +988,7 @@ fn a_read_only_settings_file_is_refused() {
 /// it first, and refuse a project allow.
 #[test]
 fn rules_are_written_checked_and_placed() {
-    let home = Home::new("rules");
+    let home = Home::new("install", "rules");
     let out = home.ok(&["allow", "shell:cmd=npm test"]);
     let config = home.path(".config/toolgate/config.toml");
     assert!(
@@ -1116,7 +1058,7 @@ fn rules_are_written_checked_and_placed() {
 /// --project DIR` keeps its separate value.
 #[test]
 fn project_alone_means_the_current_project() {
-    let home = Home::new("rules-project-here");
+    let home = Home::new("install", "rules-project-here");
     let project = home.path("proj");
     fs::create_dir_all(project.join(".git/x")).unwrap_or_else(|e| panic!("{e}"));
     let in_project = |args: &[&str]| {
@@ -1198,7 +1140,7 @@ fn project_alone_means_the_current_project() {
 /// hook must obey, not a fault.
 #[test]
 fn doctor_finds_the_project_it_runs_in_and_obeys_its_policy() {
-    let home = Home::new("doctor-project");
+    let home = Home::new("install", "doctor-project");
     let project = home.path("work/app");
     fs::create_dir_all(project.join(".git")).unwrap_or_else(|e| panic!("{e}"));
     let dir = project.display().to_string();
@@ -1242,7 +1184,7 @@ fn doctor_finds_the_project_it_runs_in_and_obeys_its_policy() {
 /// own hooks stay exactly as they were.
 #[test]
 fn file_tools_are_routed_and_user_hooks_kept() {
-    let home = Home::new("file-tools");
+    let home = Home::new("install", "file-tools");
     let bin = env!("CARGO_BIN_EXE_toolgate");
     use serde_json::json;
     let gemini = "^(run_shell_command|read_file|read_many_files|glob|grep_search|\
@@ -1320,7 +1262,7 @@ fn file_tools_are_routed_and_user_hooks_kept() {
         "{text}"
     );
     // A fresh Codex file gets the matcher too.
-    let fresh = Home::new("file-tools-fresh");
+    let fresh = Home::new("install", "file-tools-fresh");
     fresh.ok(&["install", "codex"]);
     let text = fresh.read(".codex/config.toml");
     assert!(
