@@ -525,17 +525,12 @@ impl Parser<'_> {
                 let start = self.pos;
                 self.pos += 2;
                 self.read_parameter_braces(w);
-                // `${NAME}` and nothing else: no operator, no indirection.
-                let plain = self
-                    .src
-                    .get(start + 2..self.pos.saturating_sub(1))
-                    .is_some_and(|name| {
-                        name.first().is_some_and(|&b| is_name_start(b))
-                            && name.iter().all(|&b| is_name_char(b))
-                    })
-                    && self.src.get(self.pos.wrapping_sub(1)) == Some(&b'}');
-                let name = self.src.get(start + 2..self.pos.saturating_sub(1));
-                w.expands_variable(name.filter(|_| plain), in_dquote);
+                // What stands between the braces counts as a variable only
+                // when it is a whole name of the list (no operator, no
+                // indirection), and the braces closed.
+                let closed = self.src.get(self.pos.wrapping_sub(1)) == Some(&b'}');
+                let inside = self.src.get(start + 2..self.pos.saturating_sub(1));
+                w.expands_variable(inside.filter(|_| closed), in_dquote);
             }
             Some(c) if is_name_start(c) => {
                 let start = self.pos;
