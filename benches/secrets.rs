@@ -1,5 +1,5 @@
 //! Criterion benchmarks for the secret detectors (`toolgate::secrets`): a
-//! scan of 1 MiB of text of a few kinds, warm (the keyword automaton and
+//! scan of 1 MiB of text of a few kinds, warm (the keyword table read and
 //! the detectors a text calls for already built, as after a look's first
 //! file), and the short texts a decision log masks.
 //!

@@ -299,7 +299,7 @@ fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
     for (i, p) in patterns.iter().enumerate() {
         let Some(table) = table_of(std::slice::from_ref(p), anchored) else {
             if std::env::var("TOOLGATE_BUILD_DEBUG").is_ok() {
-                let d = dense_dfa(std::slice::from_ref(p), anchored);
+                let d = dense_dfa(std::slice::from_ref(p), anchored, MAX_DENSE_DFA);
                 println!(
                     "cargo:warning=unshipped pattern (dense ok: {}): {}",
                     d.is_some(),
@@ -316,7 +316,8 @@ fn shipped_parts(patterns: &[String], anchored: bool) -> Vec<u8> {
 /// Patterns as a table (see `table_dfa`); `None` when their DFA cannot be
 /// built or its table would be too big.
 fn table_of(patterns: &[String], anchored: bool) -> Option<Vec<u8>> {
-    dense_dfa(patterns, anchored).and_then(|d| table_dfa(&d, anchored))
+    dense_dfa(patterns, anchored, MAX_DENSE_DFA)
+        .and_then(|d| table_dfa(&d, anchored, table::Width::Narrow))
 }
 
 /// The largest table shipped (see `src/matcher/table.rs`); a bigger group
@@ -327,7 +328,7 @@ const MAX_SHIPPED_TABLE: usize = 1 << 20;
 /// it from its start state through regex-automata's public API: the dead
 /// state first, then the others as found, match states last. `None` when
 /// it has a quit state, more states than 16 bits number, or is too big.
-fn table_dfa(dfa: &dense::DFA<Vec<u32>>, anchored: bool) -> Option<Vec<u8>> {
+fn table_dfa(dfa: &dense::DFA<Vec<u32>>, anchored: bool, width: table::Width) -> Option<Vec<u8>> {
     use regex_automata::dfa::Automaton;
     use regex_automata::util::{primitives::StateID, start};
     let classes = dfa.byte_classes();
@@ -419,13 +420,18 @@ fn table_dfa(dfa: &dense::DFA<Vec<u32>>, anchored: bool) -> Option<Vec<u8>> {
         1 + plain.len(),
         dfa.pattern_len(),
         &states,
+        width,
     );
     (bytes.len() <= MAX_SHIPPED_TABLE).then_some(bytes)
 }
 
 /// Patterns as one minimised dense DFA, with the settings of the run-time
 /// lazy DFA (`src/matcher/compile.rs`); `None` when it cannot be built.
-fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>> {
+fn dense_dfa(
+    patterns: &[String],
+    anchored: bool,
+    size_limit: usize,
+) -> Option<dense::DFA<Vec<u32>>> {
     let start = if anchored {
         StartKind::Anchored
     } else {
@@ -445,7 +451,7 @@ fn dense_dfa(patterns: &[String], anchored: bool) -> Option<dense::DFA<Vec<u32>>
                 // lines touched per search (6.7 MB of DFAs become 4.9 MB).
                 .minimize(true)
                 .start_kind(start)
-                .dfa_size_limit(Some(MAX_DENSE_DFA))
+                .dfa_size_limit(Some(size_limit))
                 .determinize_size_limit(Some(16 << 20)),
         )
         .build_many(patterns);
@@ -516,16 +522,43 @@ fn write_secrets(root: &Path) {
             all.join("\n")
         )
     });
-    let code = secrets_code(&checked);
+    let (code, keywords) = secrets_code(&checked);
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
-    if let Err(e) = std::fs::write(out.join("secrets.rs"), code) {
-        panic!("writing secrets.rs: {e}");
+    write_out(&out.join("secrets.rs"), code.as_bytes());
+    write_out(&out.join("keywords.table"), &keyword_table(&keywords));
+}
+
+/// The secret keywords as one unanchored table of one pattern that matches
+/// any of them in any ASCII letter case. It says where a keyword ends, not
+/// which (a pattern for each would make it ten times the size): the look
+/// runs it over every byte it reads (see `src/secrets/gate.rs`), so it is
+/// written wide, for speed.
+fn keyword_table(keywords: &[String]) -> Vec<u8> {
+    for k in keywords {
+        // A line is where a match is looked for: no keyword may span two.
+        assert!(
+            !k.is_empty() && !k.contains('\n'),
+            "taxonomy/secrets/: keyword {k:?} is empty or holds a line break"
+        );
     }
+    let alternatives: Vec<String> = keywords
+        .iter()
+        .map(|k| k.bytes().map(|b| format!("\\x{b:02x}")).collect())
+        .collect();
+    let patterns = [format!("(?i)(?:{})", alternatives.join("|"))];
+    // Bigger than a rule group may grow while it is built: it is one
+    // table the look cannot do without, and it shrinks when minimised.
+    let dfa = dense_dfa(&patterns, false, 16 << 20).unwrap_or_else(|| {
+        panic!("taxonomy/secrets/: the keywords' automaton cannot be built within the size limit")
+    });
+    table_dfa(&dfa, false, table::Width::Wide).unwrap_or_else(|| {
+        panic!("taxonomy/secrets/: the keywords' automaton does not fit a shipped table")
+    })
 }
 
 /// The checked secret taxonomy as Rust source (see `src/secrets/data.rs`
 /// for the types).
-fn secrets_code(c: &secrets_schema::Checked) -> String {
+fn secrets_code(c: &secrets_schema::Checked) -> (String, Vec<String>) {
     use std::fmt::Write;
     let mut s = String::from("// Generated by build.rs from taxonomy/secrets/*.toml.\n\n");
     let _ = writeln!(
@@ -574,10 +607,12 @@ fn secrets_code(c: &secrets_schema::Checked) -> String {
         );
     }
     s.push_str("];\n\n");
+    let longest = keywords.iter().map(|k| k.0.len()).max().unwrap_or(0);
+    let _ = writeln!(s, "pub(super) const KEYWORD_LONGEST: usize = {longest};\n");
     // Where the keywords starting with each byte begin (they are sorted by
     // their lower-case bytes), and which pairs of lower-case bytes start
-    // one: a short text is searched keyword by keyword from each byte, and
-    // most bytes start no keyword's pair. (A one-byte keyword marks every
+    // one: a line the keyword table found is searched keyword by keyword
+    // from each byte, and most bytes start no keyword's pair. (A one-byte keyword marks every
     // pair its byte starts.)
     let first: Vec<usize> = (0..=256usize)
         .map(|b| {
@@ -660,7 +695,8 @@ fn secrets_code(c: &secrets_schema::Checked) -> String {
         );
     }
     s.push_str("];\n");
-    s
+    let lowers: Vec<String> = keywords.into_iter().map(|k| k.0).collect();
+    (s, lowers)
 }
 
 /// `/`-separated entries as a Rust slice of component slices.

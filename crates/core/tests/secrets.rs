@@ -98,8 +98,9 @@ fn every_detector_finds_its_examples_and_none_of_its_near_misses() {
 
 #[test]
 fn every_example_is_found_on_any_line_of_a_longer_text() {
-    // The automaton gates texts of 4 KiB and more: each example, put
-    // among enough plain lines, is found there too, on its own line.
+    // A long text is searched as four streams at once: each example, put
+    // among enough plain lines to fall in another stream than the first,
+    // is found there too, on its own line.
     let filler = "plain words on a line of their own\n".repeat(150);
     for (file, id, good, _) in detector_cases() {
         for ex in good {

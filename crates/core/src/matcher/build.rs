@@ -97,7 +97,7 @@ enum Searcher {
     /// starts with the prefix is searched from there on.
     Shipped {
         parts: Vec<Part>,
-        after_prefix: Option<(Vec<u8>, u16)>,
+        after_prefix: Option<(Vec<u8>, u32)>,
     },
     /// Compiled here.
     Lazy(MultiPattern),
@@ -771,7 +771,7 @@ impl Matcher {
 /// Where a table's searches start (see `Searcher::Shipped`): after the
 /// separator-framed command `word` when the group is anchored and its
 /// patterns all start with it; else at the start, with no prefix.
-fn table_prefix(table: &Table<'static>, anchored: bool, word: Option<&str>) -> (Vec<u8>, u16) {
+fn table_prefix(table: &Table<'static>, anchored: bool, word: Option<&str>) -> (Vec<u8>, u32) {
     if let Some(word) = word.filter(|_| anchored) {
         let mut prefix = Vec::with_capacity(word.len() + 2);
         prefix.push(0x1f);
@@ -803,7 +803,7 @@ fn load_parts(bytes: &'static [u8], patterns: usize) -> Option<Vec<Part>> {
 /// of the input.
 fn search_table(
     table: &Table<'static>,
-    state: u16,
+    state: u32,
     rest: &[u8],
     first: usize,
     set: &mut PatternSet,

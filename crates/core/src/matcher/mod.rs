@@ -8,7 +8,7 @@
 mod build;
 pub mod compile;
 mod plan;
-mod table;
+pub(crate) mod table;
 
 // `plan` names its siblings `generate` and `schema`, as in `build.rs`.
 use crate::taxonomy::{generate, schema};

@@ -3,20 +3,30 @@
 //! A detector's pattern is tried only on a line that holds one of its
 //! keywords, in any ASCII letter case (the reference's rule). Most lines of
 //! most files hold none, so one pass over the text with every keyword at
-//! once settles most of it: an Aho-Corasick automaton over all keywords
-//! (overlapping matches, since `pass` and `password` both count). A short
-//! text (a command line, a tool call's arguments) is searched keyword by
-//! keyword from each byte instead: building the automaton costs a process
-//! more than such a text takes to search without it.
+//! once settles most of it. That pass runs a DFA over all keywords that
+//! `build.rs` compiled with the taxonomy and shipped as a table (see
+//! `src/matcher/table.rs`): nothing is built at run time, so a hook that
+//! masks one command line pays as little as a look that reads 16 MiB, and
+//! a long text is read as four interleaved streams. The table says where a
+//! keyword ends, not which one: each line where one ends is then read once
+//! more, alone, keyword by keyword, for the detectors to try on it.
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, FindOverlappingIter};
+use crate::matcher::table::Table;
 
-use super::data::{DETECTOR_COUNT, KEYWORDS, KEYWORD_PAIRS, KEYWORD_STARTS};
+use super::data::{DETECTOR_COUNT, KEYWORDS, KEYWORD_LONGEST, KEYWORD_PAIRS, KEYWORD_STARTS};
 
-/// Texts shorter than this are searched without the automaton.
-pub(crate) const SHORT_TEXT: usize = 4096;
+/// The keyword table `build.rs` wrote.
+static KEYWORD_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/keywords.table"));
+
+/// The keyword table, read once; `None` only in a damaged binary.
+fn table() -> Option<&'static Table<'static>> {
+    static TABLE: OnceLock<Option<Table<'static>>> = OnceLock::new();
+    TABLE
+        .get_or_init(|| Table::new(KEYWORD_TABLE).filter(|t| t.pattern_count() == 1))
+        .as_ref()
+}
 
 /// A set of detectors, by index.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -26,10 +36,13 @@ impl DetectorSet {
     fn add_keyword(&mut self, keyword: usize) {
         if let Some(k) = KEYWORDS.get(keyword) {
             for &d in k.detectors {
-                let d = usize::from(d);
-                self.0[d / 64] |= 1 << (d % 64);
+                self.add(usize::from(d));
             }
         }
+    }
+
+    fn add(&mut self, d: usize) {
+        self.0[d / 64] |= 1 << (d % 64);
     }
 
     /// The detectors in the set, in index order.
@@ -52,68 +65,39 @@ pub(crate) struct GatedLine {
     pub detectors: DetectorSet,
 }
 
-/// The automaton over every keyword (lower case, matched in any ASCII
-/// case), built once per process; `None` if it cannot be built, and then
-/// every text is searched the short way.
-fn automaton() -> Option<&'static AhoCorasick> {
-    static AC: OnceLock<Option<AhoCorasick>> = OnceLock::new();
-    AC.get_or_init(|| {
-        AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(KEYWORDS.iter().map(|k| k.lower))
-            .ok()
-    })
-    .as_ref()
-}
-
 /// The lines of `text` that hold keywords, in order.
 pub(crate) struct Gate<'t> {
     text: &'t [u8],
-    how: How<'t>,
+    /// Where keywords end, in order, each once; the next to look at is at
+    /// `next_end`.
+    ends: Vec<usize>,
+    next_end: usize,
+    /// The keyword table; `None` in a damaged binary, and then every line
+    /// is read keyword by keyword (slower, never blind).
+    table: Option<&'static Table<'static>>,
+    /// Where the next line may start.
+    floor: usize,
     /// Lines counted: `newlines` `\n` bytes lie before `counted_to`.
     counted_to: usize,
     newlines: usize,
 }
 
-enum How<'t> {
-    /// Keyword by keyword; the next line starts at `next`.
-    Short { next: usize },
-    /// By the automaton; `pending` is the line its last match fell in.
-    Automaton {
-        matches: FindOverlappingIter<'static, 't>,
-        pending: Option<GatedLine>,
-        /// Where the last gated line ended: the next starts after it.
-        floor: usize,
-    },
-}
-
 impl<'t> Gate<'t> {
     pub(crate) fn new(text: &'t [u8]) -> Gate<'t> {
-        // (The length first: a short text must not build the automaton.)
-        let ac = (text.len() >= SHORT_TEXT).then(automaton).flatten();
-        let how = match ac {
-            Some(ac) => How::Automaton {
-                matches: ac.find_overlapping_iter(text),
-                pending: None,
-                floor: 0,
-            },
-            None => How::Short { next: 0 },
-        };
-        Gate::with(text, how)
-    }
-
-    /// The gate searching keyword by keyword whatever the length (for
-    /// tests that hold the two ways to one answer).
-    #[cfg(test)]
-    pub(crate) fn short(text: &'t [u8]) -> Gate<'t> {
-        Gate::with(text, How::Short { next: 0 })
-    }
-
-    fn with(text: &'t [u8], how: How<'t>) -> Gate<'t> {
+        let mut ends = Vec::new();
+        let table = table().filter(|t| {
+            ends.clear();
+            t.match_ends(text, KEYWORD_LONGEST, |e| ends.push(e))
+                .is_ok()
+        });
+        ends.sort_unstable();
+        ends.dedup();
         Gate {
             text,
-            how,
+            ends,
+            next_end: 0,
+            table,
+            floor: 0,
             counted_to: 0,
             newlines: 0,
         }
@@ -131,23 +115,23 @@ impl<'t> Gate<'t> {
         self.newlines + 1
     }
 
-    /// The line around the keyword match starting at `at`, no earlier than
-    /// `floor`.
-    fn line_at(&mut self, at: usize, floor: usize) -> (usize, usize, usize) {
-        let start = self.text[floor..at]
+    /// The line holding the byte at `at`, no earlier than the floor.
+    fn line_at(&self, at: usize) -> (usize, usize) {
+        let at = at.max(self.floor).min(self.text.len());
+        let start = self.text[self.floor..at]
             .iter()
             .rposition(|&b| b == b'\n')
-            .map_or(floor, |p| floor + p + 1);
+            .map_or(self.floor, |p| self.floor + p + 1);
         let end = self.text[at..]
             .iter()
             .position(|&b| b == b'\n')
             .map_or(self.text.len(), |p| at + p);
-        (start, end, self.number(start))
+        (start, end)
     }
 }
 
 /// The detectors whose keywords `line` holds, keyword by keyword.
-fn short_set(line: &[u8]) -> DetectorSet {
+fn detectors_of_line(line: &[u8]) -> DetectorSet {
     let mut set = DetectorSet::default();
     for i in 0..line.len() {
         let first = line[i].to_ascii_lowercase();
@@ -182,63 +166,32 @@ impl Iterator for Gate<'_> {
 
     fn next(&mut self) -> Option<GatedLine> {
         loop {
-            match &mut self.how {
-                How::Short { next } => {
-                    let start = *next;
-                    if start > self.text.len() {
-                        return None;
-                    }
-                    let end = self.text[start..]
-                        .iter()
-                        .position(|&b| b == b'\n')
-                        .map_or(self.text.len(), |p| start + p);
-                    *next = end + 1;
-                    let detectors = short_set(&self.text[start..end]);
-                    if !detectors.is_empty() {
-                        let number = self.number(start);
-                        return Some(GatedLine {
-                            start,
-                            end,
-                            number,
-                            detectors,
-                        });
-                    }
+            let (start, end) = if self.table.is_some() {
+                // A keyword's last byte is just before its end.
+                let end_of_keyword = *self.ends.get(self.next_end)?;
+                self.next_end += 1;
+                if end_of_keyword <= self.floor {
+                    continue;
                 }
-                How::Automaton {
-                    matches,
-                    pending,
-                    floor,
-                } => {
-                    let Some(m) = matches.next() else {
-                        return pending.take();
-                    };
-                    if let Some(p) = pending {
-                        if m.start() < p.end {
-                            p.detectors.add_keyword(m.pattern().as_usize());
-                            continue;
-                        }
-                    }
-                    let done = pending.take();
-                    let floor_now = done.as_ref().map_or(*floor, |d| d.end);
-                    *floor = floor_now;
-                    let at = m.start();
-                    let keyword = m.pattern().as_usize();
-                    let (start, end, number) = self.line_at(at, floor_now);
-                    let mut detectors = DetectorSet::default();
-                    detectors.add_keyword(keyword);
-                    if let How::Automaton { pending, .. } = &mut self.how {
-                        *pending = Some(GatedLine {
-                            start,
-                            end,
-                            number,
-                            detectors,
-                        });
-                    }
-                    if done.is_some() {
-                        return done;
-                    }
+                self.line_at(end_of_keyword - 1)
+            } else {
+                if self.floor > self.text.len() {
+                    return None;
                 }
+                self.line_at(self.floor)
+            };
+            self.floor = end + 1;
+            let detectors = detectors_of_line(&self.text[start..end]);
+            if detectors.is_empty() {
+                continue;
             }
+            let number = self.number(start);
+            return Some(GatedLine {
+                start,
+                end,
+                number,
+                detectors,
+            });
         }
     }
 }
@@ -247,10 +200,40 @@ impl Iterator for Gate<'_> {
 mod tests {
     use super::*;
 
-    /// The automaton and the keyword-by-keyword search gate the same lines
-    /// with the same detectors, on texts long enough for the automaton.
+    /// The detectors of every keyword `line` holds, keyword by keyword: the
+    /// reference the table must agree with.
+    fn by_each_keyword(line: &[u8]) -> DetectorSet {
+        let mut set = DetectorSet::default();
+        for (k, kw) in KEYWORDS.iter().enumerate() {
+            let kb = kw.lower.as_bytes();
+            if line.windows(kb.len()).any(|w| w.eq_ignore_ascii_case(kb)) {
+                set.add_keyword(k);
+            }
+        }
+        set
+    }
+
+    /// Each line's detectors, by reading every line keyword by keyword.
+    fn reference(text: &[u8]) -> Vec<GatedLine> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (n, line) in text.split(|&b| b == b'\n').enumerate() {
+            let detectors = by_each_keyword(line);
+            if !detectors.is_empty() {
+                out.push(GatedLine {
+                    start,
+                    end: start + line.len(),
+                    number: n + 1,
+                    detectors,
+                });
+            }
+            start += line.len() + 1;
+        }
+        out
+    }
+
     #[test]
-    fn both_ways_gate_alike() {
+    fn the_table_gates_as_each_keyword_would() {
         let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
         let mut texts: Vec<Vec<u8>> = Vec::new();
         for (_, text) in crate::taxonomy::embedded_sources() {
@@ -261,15 +244,26 @@ mod tests {
                 texts.push(t);
             }
         }
+        // Keywords at every edge: the text's, the quarters' (where the
+        // four streams meet), a line's; upper case; one in another.
+        let mut edges = Vec::new();
+        for len in [0usize, 1, 7, 40, 41, 42, 43, 44, 45, 100, 101] {
+            for kw in ["PASSWORD", "token", "sk-", "ghp_", "xoxb-", "passphrase>"] {
+                let mut t = vec![b'x'; len];
+                let at = len / 4;
+                t.splice(at..at, kw.bytes());
+                t.extend_from_slice(kw.as_bytes());
+                edges.push(t.clone());
+                t.insert(len / 2, b'\n');
+                edges.push(t);
+            }
+        }
+        texts.extend(edges);
         let mut gated = 0;
         for t in &texts {
-            if t.len() < SHORT_TEXT {
-                continue;
-            }
-            let a: Vec<GatedLine> = Gate::new(t).collect();
-            let b: Vec<GatedLine> = Gate::short(t).collect();
-            assert_eq!(a, b);
-            gated += a.len();
+            let got: Vec<GatedLine> = Gate::new(t).collect();
+            assert_eq!(got, reference(t), "{}", String::from_utf8_lossy(t));
+            gated += got.len();
         }
         assert!(gated > 100, "{gated}");
     }
@@ -281,5 +275,11 @@ mod tests {
             .map(|l| (l.start, l.end, l.number))
             .collect();
         assert_eq!(lines, [(8, 25, 2), (27, 41, 4)]);
+    }
+
+    #[test]
+    fn the_shipped_table_is_whole() {
+        let table = table().unwrap_or_else(|| panic!("the keyword table does not read"));
+        assert_eq!(table.check(), Ok(()));
     }
 }

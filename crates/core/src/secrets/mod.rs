@@ -14,8 +14,9 @@
 //!
 //! 1. A text is read as lines (split at `\n`). A line is looked at only
 //!    when it holds a keyword of a detector (ASCII letter case ignored):
-//!    one Aho-Corasick pass over the whole text with every detector's
-//!    keywords finds those lines and, for each, which detectors to try.
+//!    one pass over the whole text with a DFA of every detector's keywords,
+//!    compiled with the taxonomy, finds those lines and, for each, which
+//!    detectors to try.
 //! 2. A detector's pattern (regex-automata, Unicode off, over bytes, one
 //!    line as the haystack so that `^` and `$` are the line's ends) is run
 //!    over the line: every leftmost-first match, none overlapping.
@@ -38,11 +39,10 @@
 //! # Cost
 //!
 //! The detectors, keywords, placeholders and file names are statics that
-//! `build.rs` wrote from the checked TOML: nothing is parsed at run time.
-//! The keyword automaton is built on the first text of 4 KiB or more (a
-//! shorter one is searched keyword by keyword), and each detector's regex
-//! on the first line that names its keywords, so that a process that
-//! masks one command line compiles only what that line calls for.
+//! `build.rs` wrote from the checked TOML, and the keyword DFA a table it
+//! compiled: nothing is parsed or built at run time but each detector's
+//! regex, on the first line that names its keywords, so that a process
+//! that masks one command line compiles only what that line calls for.
 
 mod data;
 mod detector;
