@@ -33,10 +33,12 @@ mod places;
 mod world;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 pub use places::{can_be_project, components, is_home_shaped, native_dir, Place, Places};
-pub use world::{Contents, FileSystem, Kind, World};
+pub use world::{Contents, FileSystem, Kind, Pieces, World};
 
 pub use crate::reach::Outcome;
 use crate::reach::{Reach, Target, Touch};
@@ -220,6 +222,13 @@ struct Walker<'w> {
     bytes: u64,
 }
 
+/// The most threads a tree's files are read on.
+const MAX_THREADS: usize = 4;
+
+/// A tree of fewer files than this a thread is read on one: starting a
+/// thread costs more than reading a few small files.
+const FILES_A_THREAD: usize = 32;
+
 /// Paths that hold no data or are the command's own input.
 const SINKS: &[&str] = &["-", "/dev/null", "/dev/stdin"];
 
@@ -258,7 +267,7 @@ impl Walker<'_> {
         }
     }
 
-    fn check_budget(&mut self) -> Result<(), Stop> {
+    fn check_budget(&self) -> Result<(), Stop> {
         if self.files > self.budget.files {
             return Err(Stop::Unsettled(format!(
                 "reads more than {} files, the look's bound",
@@ -271,6 +280,10 @@ impl Walker<'_> {
                 self.budget.bytes >> 20
             )));
         }
+        self.check_time()
+    }
+
+    fn check_time(&self) -> Result<(), Stop> {
         if self.started.elapsed() > self.budget.time {
             return Err(Stop::Unsettled(format!(
                 "takes longer than {} ms to look at, the look's bound",
@@ -378,47 +391,85 @@ impl Walker<'_> {
     fn contents(&mut self, resolved: &Path) -> Result<(), Stop> {
         self.files += 1;
         self.check_budget()?;
-        let shown = self.shown(resolved);
-        let bytes = match self.world.read(resolved, self.budget.file_bytes) {
-            Ok(Contents::Bytes(b)) => b,
-            Ok(Contents::TooLarge(n)) => {
-                return Err(Stop::Unsettled(format!(
-                    "{shown} is {n} bytes, more than the {} MiB a look reads of one file",
-                    self.budget.file_bytes >> 20
+        let read = self.read_and_scan(resolved)?;
+        self.bytes += read;
+        self.check_budget()
+    }
+
+    /// Reads a resolved file piece by piece, running the detectors over
+    /// each; the bytes read. A file that is gone reads nothing (the command
+    /// would read nothing there).
+    fn read_and_scan(&self, resolved: &Path) -> Result<u64, Stop> {
+        let mut lines_before = 0;
+        let mut read: u64 = 0;
+        let mut found = None;
+        let mut each = |piece: &[u8]| {
+            read += piece.len() as u64;
+            if let Some(hit) = crate::secrets::contains_secret(piece) {
+                found = Some((hit.kind, lines_before + hit.line));
+                return false;
+            }
+            lines_before += count_lines(piece);
+            true
+        };
+        let pieces = self
+            .world
+            .read_pieces(resolved, self.budget.file_bytes, &mut each);
+        let shown = || self.shown(resolved);
+        match pieces {
+            Ok(Pieces::Read) => Ok(read),
+            Ok(Pieces::Stopped) => {
+                let (kind, line) = found.unwrap_or(("a secret", 0));
+                Err(Stop::Secret(format!(
+                    "would print {kind}: {} line {line}",
+                    shown()
                 )))
             }
-            Ok(Contents::NotRegular) => {
-                return Err(Stop::Unsettled(format!("{shown} is not a regular file")))
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(Stop::Unsettled(format!("{shown} cannot be read ({e})"))),
-        };
-        self.bytes += bytes.len() as u64;
-        self.check_budget()?;
-        if let Some(hit) = crate::secrets::contains_secret(&bytes) {
-            return Err(Stop::Secret(format!(
-                "would print {}: {shown} line {}",
-                hit.kind, hit.line
-            )));
+            Ok(Pieces::TooLarge(n)) => Err(Stop::Unsettled(format!(
+                "{} is {n} bytes, more than the {} MiB a look reads of one file",
+                shown(),
+                self.budget.file_bytes >> 20
+            ))),
+            Ok(Pieces::NotRegular) => Err(Stop::Unsettled(format!(
+                "{} is not a regular file",
+                shown()
+            ))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+            Err(e) => Err(Stop::Unsettled(format!("{} cannot be read ({e})", shown()))),
         }
-        Ok(())
     }
 
     /// Walks a tree: every name below it is judged and every file read.
     /// Links below the top are judged by their targets whether or not the
     /// tool follows them (a look that assumes less never misses more).
+    ///
+    /// The names are walked first, the files' sizes counted against the
+    /// budget as listed; then the files are read and scanned, on every
+    /// core when there are many. Either way the outcome is what reading
+    /// one by one in walk order would give: the first stop in that order.
     fn tree(&mut self, root: &Path, written: &str) -> Result<(), Stop> {
         let Some(resolved) = self.target(root, written)? else {
             return Ok(());
         };
-        let mut stack = vec![resolved];
+        let mut reads = Vec::new();
+        let listed = self.list_tree(resolved, &mut reads);
+        self.read_all(&reads)?;
+        listed
+    }
+
+    /// Walks the names under `top`, judging each, and adds the files to
+    /// read to `reads`, in walk order; stops at the first name or place
+    /// that stops the look, or where the budget would be spent.
+    fn list_tree(&mut self, top: PathBuf, reads: &mut Vec<PathBuf>) -> Result<(), Stop> {
+        let mut stack = vec![top];
         while let Some(dir) = stack.pop() {
             self.check_budget()?;
             let entries = match self.world.list(&dir) {
                 Ok(e) => e,
                 Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
                     // A file given where a tree may be: read it.
-                    return self.contents(&dir);
+                    let size = self.world.kind(&dir).ok();
+                    return self.to_read(dir, size, reads);
                 }
                 Err(e) => {
                     return Err(Stop::Unsettled(format!(
@@ -438,12 +489,13 @@ impl Walker<'_> {
                 }
                 match kind {
                     Kind::Dir => stack.push(path),
-                    Kind::File(_) => self.contents(&path)?,
+                    Kind::File(_) => self.to_read(path, Some(kind), reads)?,
                     Kind::Link => {
                         let shown = self.shown(&path);
                         if let Some(target) = self.target(&path, &shown)? {
-                            if !matches!(self.world.kind(&target), Ok(Kind::Dir)) {
-                                self.contents(&target)?;
+                            let kind = self.world.kind(&target).ok();
+                            if kind != Some(Kind::Dir) {
+                                self.to_read(target, kind, reads)?;
                             } else if !target.starts_with(&dir) {
                                 // A link to a folder outside: followed by
                                 // some tools (`grep -R`, `rg -L`), walked.
@@ -456,6 +508,68 @@ impl Walker<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Adds a file to read, counting it and its listed size against the
+    /// budget as reading it would.
+    fn to_read(
+        &mut self,
+        path: PathBuf,
+        kind: Option<Kind>,
+        reads: &mut Vec<PathBuf>,
+    ) -> Result<(), Stop> {
+        self.files += 1;
+        self.check_budget()?;
+        if let Some(Kind::File(size)) = kind {
+            // A larger file stops the look when it is read, whatever the
+            // bytes budget says.
+            self.bytes += size.min(self.budget.file_bytes);
+            self.check_budget()?;
+        }
+        reads.push(path);
+        Ok(())
+    }
+
+    /// Reads and scans `reads`, counted already: the first stop in their
+    /// order, if any.
+    fn read_all(&self, reads: &[PathBuf]) -> Result<(), Stop> {
+        let one = |path: &PathBuf| -> Result<(), Stop> {
+            self.check_time()?;
+            self.read_and_scan(path).map(drop)
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_THREADS)
+            .min(reads.len() / FILES_A_THREAD);
+        if threads <= 1 {
+            return reads.iter().try_for_each(one);
+        }
+        // Files are handed out in order, and a reader stops only past the
+        // earliest stop found: every file before it has been read.
+        let next = AtomicUsize::new(0);
+        let earliest: Mutex<Option<(usize, Stop)>> = Mutex::new(None);
+        let stop_at = AtomicUsize::new(usize::MAX);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= reads.len() || i > stop_at.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    if let Err(stop) = one(&reads[i]) {
+                        let mut first = earliest.lock().unwrap_or_else(|e| e.into_inner());
+                        if first.as_ref().is_none_or(|(j, _)| i < *j) {
+                            *first = Some((i, stop));
+                            stop_at.fetch_min(i, Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        match earliest.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            Some((_, stop)) => Err(stop),
+            None => Ok(()),
+        }
     }
 
     /// The files a glob names: its folder listed, each name that matches
@@ -480,6 +594,16 @@ impl Walker<'_> {
         }
         Ok(())
     }
+}
+
+/// The `\n` bytes of `bytes`, counted in runs short enough for a byte
+/// to hold each run's count: the form compilers turn into vector
+/// instructions (a count byte by byte took five instructions a byte).
+fn count_lines(bytes: &[u8]) -> usize {
+    bytes
+        .chunks(255)
+        .map(|run| usize::from(run.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
+        .sum()
 }
 
 /// Whether `name` matches a shell glob's part: `*`, `?`, `[…]` (with `!`

@@ -392,3 +392,110 @@ fn the_repository_s_own_git_config_is_judged_by_what_it_holds() {
     let other = world().file("/home/ann/proj/vendor/x/.git/config", "[core]\n");
     assert!(matches!(outcome(&other, &[tree(".")]), Outcome::Secret(_)));
 }
+
+#[test]
+fn a_tree_read_on_several_threads_stops_where_reading_in_order_would() {
+    // Enough files that they are read on every core: a secret in two of
+    // them, and a file too large to read after both.
+    let mut w = world();
+    for i in 0..400 {
+        let text = match i {
+            137 => format!("# config\n{KEY_LINE}"),
+            301 => KEY_LINE.to_string(),
+            350 => "x".repeat(300),
+            _ => format!("plain file {i}\n"),
+        };
+        w = w.file(&format!("/home/ann/proj/data/f{i:03}.txt"), &text);
+    }
+    let budget = Budget {
+        file_bytes: 200,
+        ..Budget::default()
+    };
+    for _ in 0..20 {
+        let got = look(&reach(&[tree("data")]), &site(), &w, &budget);
+        match &got.outcome {
+            Outcome::Secret(why) => assert_eq!(
+                why, "would print a cloud access key: data/f137.txt line 2",
+                "{got:?}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        // Every name listed, every file counted as read.
+        assert_eq!(got.files, 400 * 2, "{got:?}");
+    }
+    // Without the secrets, the large file stops it.
+    let w = w
+        .file("/home/ann/proj/data/f137.txt", "plain\n")
+        .file("/home/ann/proj/data/f301.txt", "plain\n");
+    let got = look(&reach(&[tree("data")]), &site(), &w, &budget).outcome;
+    assert_eq!(
+        got,
+        Outcome::Unsettled(
+            "data/f350.txt is 300 bytes, more than the 0 MiB a look reads of one file".into()
+        )
+    );
+}
+
+/// A real file larger than one piece: lines across the pieces' seams, one
+/// longer than a piece, no line break at the end.
+#[test]
+fn a_large_file_is_read_in_pieces_with_every_line_whole() {
+    let dir = std::env::temp_dir().join(format!("toolgate-pieces-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("big.txt");
+    let mut text = String::new();
+    let mut line = 0;
+    // About 600 KiB of short lines, then one line of 300 KiB.
+    while text.len() < 600 << 10 {
+        text.push_str("an ordinary line of an ordinary file\n");
+        line += 1;
+    }
+    text.push_str(&"y".repeat(300 << 10));
+    text.push('\n');
+    line += 1;
+    // The key pair last, without a line break at the end: the access key
+    // id is found, on the line after the long one.
+    text.push_str(KEY_LINE.trim_end());
+    let key_line = line + 1;
+    std::fs::write(&path, &text).unwrap_or_else(|e| panic!("{e}"));
+
+    let mut pieces = Vec::new();
+    let got = FileSystem.read_pieces(&path, 16 << 20, &mut |p| {
+        pieces.push(p.to_vec());
+        true
+    });
+    assert_eq!(got.ok(), Some(Pieces::Read));
+    assert!(pieces.len() > 2, "{}", pieces.len());
+    assert_eq!(pieces.concat(), text.as_bytes());
+    // Every piece but the last ends a line.
+    assert!(pieces[..pieces.len() - 1]
+        .iter()
+        .all(|p| p.ends_with(b"\n")));
+    // Smaller than the file: too large, whatever was handed over.
+    assert_eq!(
+        FileSystem.read_pieces(&path, 1000, &mut |_| true).ok(),
+        Some(Pieces::TooLarge(text.len() as u64))
+    );
+
+    let site = Site {
+        cwd: dir.clone(),
+        places: Places {
+            project: Some(dir.clone()),
+            homes: Vec::new(),
+            temp: Vec::new(),
+        },
+    };
+    let got = look(
+        &reach(&[file("big.txt")]),
+        &site,
+        &FileSystem,
+        &Budget::default(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        got.outcome,
+        Outcome::Secret(format!(
+            "would print a cloud access key: big.txt line {key_line}"
+        ))
+    );
+}

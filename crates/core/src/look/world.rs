@@ -31,8 +31,9 @@ pub enum Contents {
 }
 
 /// The world as a look sees it. Every method reads; none writes, runs a
-/// program or sends anything anywhere.
-pub trait World {
+/// program or sends anything anywhere. A tree's files may be read from
+/// several threads at once.
+pub trait World: Sync {
     /// The path with every symbolic link resolved, as the kernel would
     /// resolve it to open the file (`..` after a link included).
     fn resolve(&self, path: &Path) -> io::Result<PathBuf>;
@@ -42,7 +43,44 @@ pub trait World {
     fn read(&self, path: &Path, limit: u64) -> io::Result<Contents>;
     /// A directory's entries, each with what it is (links not followed).
     fn list(&self, dir: &Path) -> io::Result<Vec<(OsString, Kind)>>;
+
+    /// A regular file of at most `limit` bytes, handed to `each` in pieces
+    /// that end at a line's end (or the file's): a look scans line by
+    /// line, and a large file need not be held whole. `each` returns
+    /// false to stop reading. By default, [`World::read`] in one piece.
+    fn read_pieces(
+        &self,
+        path: &Path,
+        limit: u64,
+        each: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> io::Result<Pieces> {
+        Ok(match self.read(path, limit)? {
+            Contents::Bytes(b) if each(&b) => Pieces::Read,
+            Contents::Bytes(_) => Pieces::Stopped,
+            Contents::TooLarge(n) => Pieces::TooLarge(n),
+            Contents::NotRegular => Pieces::NotRegular,
+        })
+    }
 }
+
+/// How reading a file piece by piece ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pieces {
+    /// Every byte was handed over.
+    Read,
+    /// The reader asked to stop.
+    Stopped,
+    /// It is larger than the limit asked (it may have grown while it was
+    /// read: the pieces handed over then are not all of it).
+    TooLarge(u64),
+    /// It is not a regular file.
+    NotRegular,
+}
+
+/// The bytes a piece of a file holds at most, lines longer than it aside:
+/// the buffer is reused from piece to piece, so that a large file costs
+/// the process this much fresh memory, not its size.
+const PIECE: usize = 256 << 10;
 
 /// The real file system.
 #[derive(Clone, Copy, Debug, Default)]
@@ -71,23 +109,11 @@ impl World for FileSystem {
     }
 
     fn read(&self, path: &Path, limit: u64) -> io::Result<Contents> {
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true);
-        // Opened without blocking: a pipe put where a file was a moment
-        // ago must not hang the hook.
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.custom_flags(NONBLOCK);
-        }
-        let file = options.open(path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() {
-            return Ok(Contents::NotRegular);
-        }
-        if meta.len() > limit {
-            return Ok(Contents::TooLarge(meta.len()));
-        }
+        let (file, meta) = match open_regular(path, limit)? {
+            Ok(opened) => opened,
+            Err(Pieces::TooLarge(n)) => return Ok(Contents::TooLarge(n)),
+            Err(_) => return Ok(Contents::NotRegular),
+        };
         let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
         // One byte past the limit tells a file that grew since.
         file.take(limit + 1).read_to_end(&mut bytes)?;
@@ -116,6 +142,84 @@ impl World for FileSystem {
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
+
+    fn read_pieces(
+        &self,
+        path: &Path,
+        limit: u64,
+        each: &mut dyn FnMut(&[u8]) -> bool,
+    ) -> io::Result<Pieces> {
+        let (mut file, meta) = match open_regular(path, limit)? {
+            Ok(opened) => opened,
+            Err(why) => return Ok(why),
+        };
+        // One byte past the size read tells a file that grew since.
+        let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        let mut buf = vec![0u8; size.saturating_add(1).min(PIECE)];
+        // `buf[..held]` holds bytes read but not handed over: the start of
+        // a line whose end is still to come.
+        let mut held = 0;
+        let mut total: u64 = 0;
+        loop {
+            if held == buf.len() {
+                // A line longer than the buffer: it grows.
+                buf.resize(buf.len() * 2, 0);
+            }
+            let n = match file.read(&mut buf[held..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            total += n as u64;
+            if total > limit {
+                return Ok(Pieces::TooLarge(total));
+            }
+            if n == 0 {
+                if held > 0 && !each(&buf[..held]) {
+                    return Ok(Pieces::Stopped);
+                }
+                return Ok(Pieces::Read);
+            }
+            let filled = held + n;
+            match buf[held..filled].iter().rposition(|&b| b == b'\n') {
+                Some(p) => {
+                    let end = held + p + 1;
+                    if !each(&buf[..end]) {
+                        return Ok(Pieces::Stopped);
+                    }
+                    buf.copy_within(end..filled, 0);
+                    held = filled - end;
+                }
+                None => held = filled,
+            }
+        }
+    }
+}
+
+/// Opens a regular file of at most `limit` bytes; `Err` with why not when
+/// it is not one.
+fn open_regular(
+    path: &Path,
+    limit: u64,
+) -> io::Result<Result<(std::fs::File, std::fs::Metadata), Pieces>> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Opened without blocking: a pipe put where a file was a moment ago
+    // must not hang the hook.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(Err(Pieces::NotRegular));
+    }
+    if meta.len() > limit {
+        return Ok(Err(Pieces::TooLarge(meta.len())));
+    }
+    Ok(Ok((file, meta)))
 }
 
 /// `O_NONBLOCK` of the platform's `open(2)`.
