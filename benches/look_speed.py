@@ -8,10 +8,11 @@
    nothing for it, so the figure should stay within 10% of the start), and
    wall time beside an empty Rust program that reads its stdin.
 2. `cat big.txt` of a 1 MiB file: the hook's wall time with the look on,
-   less with `TOOLGATE_LOOK=off` (medians of 40 runs).
+   less with `TOOLGATE_LOOK=off` (medians of 60 runs, on and off taking
+   turns).
 3. `grep -r needle .` over a 2,000-file, 20 MB tree: the hook's wall time
    with the look on, less off, beside `grep -r needle .` itself (page cache
-   warm; medians of 10 runs).
+   warm; medians of 20 runs, on and off taking turns, and of 10 for grep).
 
 All in one run, on the same cores.
 """
@@ -44,6 +45,19 @@ def wall(args, stdin=b"", env=None, cwd=None, runs=20):
         subprocess.run(args, input=stdin, env=env, cwd=cwd, capture_output=True, check=False)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
+
+
+def paired(args, stdin, env, runs):
+    """Medians of the hook with the look on and off, runs alternating so
+    that a noisy neighbour slows both alike."""
+    on, off = [], []
+    env_off = dict(env, TOOLGATE_LOOK="off")
+    for _ in range(runs):
+        for e, times in ((env, on), (env_off, off)):
+            t0 = time.perf_counter()
+            subprocess.run(args, input=stdin, env=e, capture_output=True, check=False)
+            times.append(time.perf_counter() - t0)
+    return statistics.median(on), statistics.median(off)
 
 
 def instructions(args, stdin, env):
@@ -87,8 +101,7 @@ def main():
             while f.tell() < (1 << 20):
                 f.write(line())
         cat = payload(proj, "cat big.txt")
-        on = wall([new, "hook", "--mode", "guard"], cat, env, runs=40)
-        off = wall([new, "hook", "--mode", "guard"], cat, dict(env, TOOLGATE_LOOK="off"), runs=40)
+        on, off = paired([new, "hook", "--mode", "guard"], cat, env, runs=60)
         print(f"2. `cat big.txt` (1 MiB): look on {on * 1e3:.2f} ms, off {off * 1e3:.2f} ms, "
               f"the look {(on - off) * 1e3:.2f} ms")
         tree = tmp / "tree"
@@ -102,8 +115,7 @@ def main():
         grep = payload(tree, "grep -r needle .")
         wall(["grep", "-r", "needle", "."], cwd=tree, runs=2)
         g = wall(["grep", "-r", "needle", "."], cwd=tree, runs=10)
-        on = wall([new, "hook", "--mode", "guard"], grep, env, runs=10)
-        off = wall([new, "hook", "--mode", "guard"], grep, dict(env, TOOLGATE_LOOK="off"), runs=10)
+        on, off = paired([new, "hook", "--mode", "guard"], grep, env, runs=20)
         print(f"3. 2,000 files, 20 MB: `grep -r` {g * 1e3:.1f} ms; hook look on {on * 1e3:.1f} ms, "
               f"off {off * 1e3:.1f} ms, the look {(on - off) * 1e3:.1f} ms")
         shutil.rmtree(tree, ignore_errors=True)

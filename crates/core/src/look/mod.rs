@@ -469,7 +469,7 @@ impl Walker<'_> {
                 Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
                     // A file given where a tree may be: read it.
                     let size = self.world.kind(&dir).ok();
-                    return self.to_read(dir, size, reads);
+                    return self.queue_read(dir, size, reads);
                 }
                 Err(e) => {
                     return Err(Stop::Unsettled(format!(
@@ -489,13 +489,13 @@ impl Walker<'_> {
                 }
                 match kind {
                     Kind::Dir => stack.push(path),
-                    Kind::File(_) => self.to_read(path, Some(kind), reads)?,
+                    Kind::File(_) => self.queue_read(path, Some(kind), reads)?,
                     Kind::Link => {
                         let shown = self.shown(&path);
                         if let Some(target) = self.target(&path, &shown)? {
                             let kind = self.world.kind(&target).ok();
                             if kind != Some(Kind::Dir) {
-                                self.to_read(target, kind, reads)?;
+                                self.queue_read(target, kind, reads)?;
                             } else if !target.starts_with(&dir) {
                                 // A link to a folder outside: followed by
                                 // some tools (`grep -R`, `rg -L`), walked.
@@ -512,7 +512,7 @@ impl Walker<'_> {
 
     /// Adds a file to read, counting it and its listed size against the
     /// budget as reading it would.
-    fn to_read(
+    fn queue_read(
         &mut self,
         path: PathBuf,
         kind: Option<Kind>,

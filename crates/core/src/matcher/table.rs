@@ -342,7 +342,7 @@ impl<'a> Table<'a> {
         for number in 0..self.handles / self.unit {
             let state = u32::try_from(number * self.unit).map_err(|_| Damaged)?;
             for column in 0..self.column_count {
-                if self.entry(state, column)? as usize % self.unit != 0 {
+                if !(self.entry(state, column)? as usize).is_multiple_of(self.unit) {
                     return Err(Damaged);
                 }
             }
