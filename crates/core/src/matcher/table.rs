@@ -155,8 +155,9 @@ pub fn premultiplied(states: usize, columns: usize) -> bool {
 }
 
 /// A table read in place. Its sizes are checked once; each next state and
-/// pattern list is checked as it is read, so a damaged table fails a search
-/// (and the group is compiled at run time) rather than reading out of it.
+/// pattern list is checked as it is read (a wide table's next state by the
+/// read of the entry it leads to), so a damaged table fails a search (and
+/// the group is compiled at run time) rather than reading out of it.
 ///
 /// A state is named by what its table writes for it: its number, or for a
 /// [`premultiplied`] or wide table its row's first entry index (a
@@ -272,7 +273,11 @@ impl<'a> Table<'a> {
             let bytes = self.next.get(i..i + 2).ok_or(Damaged)?;
             u32::from(u16::from_le_bytes([bytes[0], bytes[1]]))
         };
-        if (next as usize) < self.handles {
+        // A wide table's next state is checked only by the bounds check of
+        // the entry it leads to: a damaged one could mislead a search,
+        // never read out of the table, and the wide table's searches are
+        // the look's hottest loop (the check took a register there).
+        if L == WIDE || (next as usize) < self.handles {
             Ok(next)
         } else {
             Err(Damaged)
@@ -472,35 +477,15 @@ impl<'a> Table<'a> {
         let part = |k: usize| &haystack[from[k]..from[k] + together];
         let (mut s0, mut s1, mut s2, mut s3) = (self.start, self.start, self.start, self.start);
         let bytes = part(0).iter().zip(part(1)).zip(part(2)).zip(part(3));
-        // The table's parts in locals, and in a wide table no check of a
-        // next state but that its entries lie inside the table (a damaged
-        // one could only mislead this search, never read out of it): the
-        // loop is the look's hottest.
-        let (next, columns, first_match) = (self.next, self.columns, self.first_match);
-        let wide = |state: u32, byte: u8| -> Result<u32, Damaged> {
-            let i = (state as usize + usize::from(columns[usize::from(byte)])) * 4;
-            let entry: [u8; 4] = next
-                .get(i..i + 4)
-                .and_then(|e| e.try_into().ok())
-                .ok_or(Damaged)?;
-            Ok(u32::from_le_bytes(entry))
-        };
         for (i, (((&b0, &b1), &b2), &b3)) in bytes.enumerate() {
-            if L == WIDE {
-                s0 = wide(s0, b0)?;
-                s1 = wide(s1, b1)?;
-                s2 = wide(s2, b2)?;
-                s3 = wide(s3, b3)?;
-            } else {
-                s0 = self.next_in::<L>(s0, b0)?;
-                s1 = self.next_in::<L>(s1, b1)?;
-                s2 = self.next_in::<L>(s2, b2)?;
-                s3 = self.next_in::<L>(s3, b3)?;
-            }
-            if s0.max(s1).max(s2).max(s3) >= first_match {
+            s0 = self.next_in::<L>(s0, b0)?;
+            s1 = self.next_in::<L>(s1, b1)?;
+            s2 = self.next_in::<L>(s2, b2)?;
+            s3 = self.next_in::<L>(s3, b3)?;
+            if self.is_match_state(s0.max(s1).max(s2).max(s3)) {
                 // Seen one byte late: a match ended before this byte.
                 for (k, s) in [s0, s1, s2, s3].into_iter().enumerate() {
-                    if s >= first_match {
+                    if self.is_match_state(s) {
                         found(from[k] + i);
                     }
                 }
