@@ -408,15 +408,36 @@ impl Walker<'_> {
     /// The tree of a commit (or of what a tag leads to); `None` for a
     /// blob, which has none.
     fn git_tree_of(&mut self, repo: &Repo<'_>, id: ObjectId) -> Result<Option<ObjectId>, Stop> {
+        let (id, kind, data) = self.git_peeled(repo, id)?;
+        let object = Self::git_decode(repo, id, kind, &data)?;
+        Ok(match object {
+            ObjectRef::Commit(c) => Some(c.tree()),
+            ObjectRef::Tree(_) => Some(id),
+            ObjectRef::Tag(_) | ObjectRef::Blob(_) => None,
+        })
+    }
+
+    /// The object `id` leads to through tags (itself when it is none),
+    /// read: its id, kind and bytes. Only the tags are decoded here; the
+    /// caller decodes the object, once.
+    fn git_peeled(
+        &mut self,
+        repo: &Repo<'_>,
+        id: ObjectId,
+    ) -> Result<(ObjectId, ObjectKind, Vec<u8>), Stop> {
         let mut id = id;
         loop {
             let (kind, data) = self.git_read(repo, id)?;
-            let object = Self::git_decode(repo, id, kind, &data)?;
-            match object {
-                ObjectRef::Commit(c) => return Ok(Some(c.tree())),
-                ObjectRef::Tree(_) => return Ok(Some(id)),
-                ObjectRef::Tag(t) => id = t.target(),
-                ObjectRef::Blob(_) => return Ok(None),
+            if kind != ObjectKind::Tag {
+                return Ok((id, kind, data));
+            }
+            let target = match Self::git_decode(repo, id, kind, &data)? {
+                ObjectRef::Tag(t) => Some(t.target()),
+                _ => None,
+            };
+            match target {
+                Some(target) => id = target,
+                None => return Ok((id, kind, data)),
             }
         }
     }
@@ -548,23 +569,12 @@ impl Walker<'_> {
 
     /// The commit an object leads to through tags, if it is one.
     fn git_peel_commit(&mut self, repo: &Repo<'_>, id: ObjectId) -> Result<Option<ObjectId>, Stop> {
-        let mut id = id;
-        loop {
-            let (kind, data) = self.git_read(repo, id)?;
-            let object = Self::git_decode(repo, id, kind, &data)?;
-            match object {
-                ObjectRef::Commit(_) => return Ok(Some(id)),
-                ObjectRef::Tag(t) => id = t.target(),
-                _ => return Ok(None),
-            }
-        }
+        let (id, kind, _) = self.git_peeled(repo, id)?;
+        Ok((kind == ObjectKind::Commit).then_some(id))
     }
 
     fn git_parents(&mut self, repo: &Repo<'_>, id: ObjectId) -> Result<Vec<ObjectId>, Stop> {
-        let Some(id) = self.git_peel_commit(repo, id)? else {
-            return Ok(Vec::new());
-        };
-        let (kind, data) = self.git_read(repo, id)?;
+        let (id, kind, data) = self.git_peeled(repo, id)?;
         let object = Self::git_decode(repo, id, kind, &data)?;
         match object {
             ObjectRef::Commit(c) => Ok(c.parents().collect()),
