@@ -749,31 +749,15 @@ impl Walker<'_> {
                 });
             match text {
                 Ok(text) => (text, true),
-                Err(e) => {
-                    return Err(Stop::Unsettled(format!(
-                        "{} cannot be read ({e})",
-                        self.shown(path)
-                    )))
-                }
+                Err(e) => return Err(self.cannot_read(path, &e)),
             }
         } else {
             match self.world.read(path, self.budget.file_bytes) {
                 Ok(super::Contents::Bytes(bytes)) => (bytes, false),
-                Ok(super::Contents::TooLarge(n)) => {
-                    return Err(Stop::Unsettled(format!(
-                        "{} is {n} bytes, more than the {} MiB a look reads of one file",
-                        self.shown(path),
-                        self.budget.file_bytes >> 20
-                    )))
-                }
+                Ok(super::Contents::TooLarge(n)) => return Err(self.too_large(path, n)),
                 Ok(super::Contents::NotRegular) => return Ok(None),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => {
-                    return Err(Stop::Unsettled(format!(
-                        "{} cannot be read ({e})",
-                        self.shown(path)
-                    )))
-                }
+                Err(e) => return Err(self.cannot_read(path, &e)),
             }
         };
         self.bytes += bytes.len() as u64;

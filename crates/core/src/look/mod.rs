@@ -415,28 +415,37 @@ impl Walker<'_> {
         let pieces = self
             .world
             .read_pieces(resolved, self.budget.file_bytes, &mut each);
-        let shown = || self.shown(resolved);
         match pieces {
             Ok(Pieces::Read) => Ok(read),
             Ok(Pieces::Stopped) => {
                 let (kind, line) = found.unwrap_or(("a secret", 0));
                 Err(Stop::Secret(format!(
                     "would print {kind}: {} line {line}",
-                    shown()
+                    self.shown(resolved)
                 )))
             }
-            Ok(Pieces::TooLarge(n)) => Err(Stop::Unsettled(format!(
-                "{} is {n} bytes, more than the {} MiB a look reads of one file",
-                shown(),
-                self.budget.file_bytes >> 20
-            ))),
+            Ok(Pieces::TooLarge(n)) => Err(self.too_large(resolved, n)),
             Ok(Pieces::NotRegular) => Err(Stop::Unsettled(format!(
                 "{} is not a regular file",
-                shown()
+                self.shown(resolved)
             ))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
-            Err(e) => Err(Stop::Unsettled(format!("{} cannot be read ({e})", shown()))),
+            Err(e) => Err(self.cannot_read(resolved, &e)),
         }
+    }
+
+    /// A file larger than the look reads of one: an overrun.
+    fn too_large(&self, path: &Path, size: u64) -> Stop {
+        Stop::Unsettled(format!(
+            "{} is {size} bytes, more than the {} MiB a look reads of one file",
+            self.shown(path),
+            self.budget.file_bytes >> 20
+        ))
+    }
+
+    /// A file the look could not read.
+    fn cannot_read(&self, path: &Path, e: &dyn std::fmt::Display) -> Stop {
+        Stop::Unsettled(format!("{} cannot be read ({e})", self.shown(path)))
     }
 
     /// Walks a tree: every name below it is judged and every file read.

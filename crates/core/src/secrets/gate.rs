@@ -85,8 +85,9 @@ pub(crate) struct Gate<'t> {
 impl<'t> Gate<'t> {
     pub(crate) fn new(text: &'t [u8]) -> Gate<'t> {
         let mut ends = Vec::new();
+        // A search that fails leaves the gate without the table, and then
+        // `ends` unread.
         let table = table().filter(|t| {
-            ends.clear();
             t.match_ends(text, KEYWORD_LONGEST, |e| ends.push(e))
                 .is_ok()
         });
