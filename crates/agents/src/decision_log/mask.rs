@@ -302,12 +302,11 @@ fn token_spans(text: &str) -> Vec<(usize, usize)> {
         }
         let rest = &b[i..];
         // (A keyword that starts with no word byte starts no word.)
-        let keywords = match is_body(rest[0]) {
-            true => secrets::format_keywords_starting(rest[0]),
-            false => &[],
-        };
+        let keywords = is_body(rest[0])
+            .then(|| secrets::format_keywords_starting(rest[0]))
+            .into_iter()
+            .flatten();
         let found = keywords
-            .iter()
             .filter(|k| rest.starts_with(k.as_bytes()))
             .map(|k| {
                 let body = rest[k.len()..].iter().take_while(|c| is_body(**c)).count();

@@ -1,20 +1,117 @@
 //! The embedded secret taxonomy, as `build.rs` checked it and wrote it out:
 //! plain statics, read in place. A hook process that masks one command line
 //! or checks one path pays nothing to load them.
+//!
+//! No static holds a pointer. Every string lies in one text ([`TEXT`]) and
+//! is named by where it starts and its length; a list is a run of such
+//! names in [`STRS`], a list of lists a run of runs in [`RUNS`]. A pointer
+//! in a static of a position-independent binary is a relocation the loader
+//! applies when every process starts, used or not: written as pointers,
+//! these tables were two and a half thousand of them, a third of what a
+//! hook for `git status` spent loading itself.
+
+/// A string of [`TEXT`]: where it starts and its length, in bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Str {
+    at: u32,
+    len: u32,
+}
+
+impl Str {
+    pub(crate) const fn new(at: u32, len: u32) -> Str {
+        Str { at, len }
+    }
+
+    /// The string. (`build.rs` wrote the bounds from the text it wrote;
+    /// `every_string_lies_within_the_text` checks them.)
+    pub(crate) fn get(self) -> &'static str {
+        &TEXT[self.at as usize..self.at as usize + self.len as usize]
+    }
+}
+
+impl AsRef<str> for Str {
+    fn as_ref(&self) -> &str {
+        self.get()
+    }
+}
+
+/// A list of strings: a run of [`STRS`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Strs {
+    at: u32,
+    len: u32,
+}
+
+impl Strs {
+    pub(crate) const fn new(at: u32, len: u32) -> Strs {
+        Strs { at, len }
+    }
+
+    /// The run's entries.
+    pub(crate) fn names(self) -> &'static [Str] {
+        &STRS[self.at as usize..self.at as usize + self.len as usize]
+    }
+
+    /// The run's strings, in order.
+    pub(crate) fn iter(self) -> impl Iterator<Item = &'static str> + Clone {
+        self.names().iter().map(|s| s.get())
+    }
+
+    /// Where `want` is in the run, which is sorted.
+    pub(crate) fn binary_search(self, want: &str) -> Result<usize, usize> {
+        self.names().binary_search_by(|s| s.get().cmp(want))
+    }
+}
+
+/// A list of lists of strings: a run of [`RUNS`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Runs {
+    at: u32,
+    len: u32,
+}
+
+impl Runs {
+    pub(crate) const fn new(at: u32, len: u32) -> Runs {
+        Runs { at, len }
+    }
+
+    /// The lists.
+    pub(crate) fn lists(self) -> &'static [Strs] {
+        &RUNS[self.at as usize..self.at as usize + self.len as usize]
+    }
+}
+
+/// A list of detector indexes: a run of [`INDEXES`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Indexes {
+    at: u32,
+    len: u32,
+}
+
+impl Indexes {
+    pub(crate) const fn new(at: u32, len: u32) -> Indexes {
+        Indexes { at, len }
+    }
+
+    /// The indexes into [`DETECTORS`].
+    pub(crate) fn get(self) -> &'static [u16] {
+        &INDEXES[self.at as usize..self.at as usize + self.len as usize]
+    }
+}
 
 /// One content detector of `taxonomy/secrets/*.toml`, without its examples.
 #[derive(Debug)]
 pub(crate) struct DetectorData {
     /// Its unique id (`aws-access-key-id`).
-    pub id: &'static str,
+    pub id: Str,
     /// The noun phrase a reason names the secret with.
-    pub kind: &'static str,
+    pub kind: Str,
     /// Its file, relative to `taxonomy/secrets/`.
-    pub file: &'static str,
+    pub file: Str,
     /// The line of its `id`.
     pub line: u32,
     /// The regex, with Unicode off, run on one line at a time.
-    pub pattern: &'static str,
+    pub pattern: Str,
     /// ASCII letter case ignored by the pattern.
     pub case_insensitive: bool,
     /// The least entropy, in bits a byte, of the value.
@@ -27,11 +124,11 @@ pub(crate) struct DetectorData {
 #[derive(Debug)]
 pub(crate) struct KeywordData {
     /// The keyword in ASCII lower case.
-    pub lower: &'static str,
+    pub lower: Str,
     /// As the data spells it (first spelling seen).
-    pub spelled: &'static str,
+    pub spelled: Str,
     /// Indexes into [`DETECTORS`].
-    pub detectors: &'static [u16],
+    pub detectors: Indexes,
     /// Spelled as a token spells itself (`ghp_`, `AKIA`) rather than a
     /// word or a name (`password`): see `build.rs`.
     pub format: bool,
@@ -41,43 +138,87 @@ pub(crate) struct KeywordData {
 #[derive(Debug)]
 pub(crate) struct PlaceholderData {
     /// Contained anywhere in the lower-cased value.
-    pub words: &'static [&'static str],
+    pub words: Strs,
     /// Equal to the whole lower-cased value; sorted.
-    pub values: &'static [&'static str],
-    /// (start, end) pairs that wrap a whole value.
-    pub wrappers: &'static [(&'static str, &'static str)],
+    pub values: Strs,
+    /// Pairs that wrap a whole value: start, end, start, end, …
+    pub wrappers: Strs,
 }
 
 /// One table of `files.toml`.
 #[derive(Debug)]
 pub(crate) struct FileTableData {
     /// The noun phrase of the reason.
-    pub kind: &'static str,
+    pub kind: Str,
     /// How it matches, with its entries.
     pub rule: FileRule,
     /// A last component ending with one of these is not matched.
-    pub except_suffixes: &'static [&'static str],
+    pub except_suffixes: Strs,
 }
 
 /// How a `files.toml` table matches a path's lower-cased components.
 #[derive(Debug)]
 pub(crate) enum FileRule {
     /// Runs of components (`.config/op`), anywhere.
-    Dirs(&'static [&'static [&'static str]]),
+    Dirs(Runs),
     /// The last component exactly; sorted.
-    Names(&'static [&'static str]),
+    Names(Strs),
     /// The last component's ending.
-    Suffixes(&'static [&'static str]),
+    Suffixes(Strs),
     /// The trailing components, `*` within one, `**` for any number.
-    Paths(&'static [&'static [&'static str]]),
+    Paths(Runs),
     /// A word at word boundaries in the last component, unless its last
     /// `.ext` is one of `code_suffixes` (sorted).
     Words {
         /// The words; sorted.
-        words: &'static [&'static str],
+        words: Strs,
         /// Suffixes of code about secrets.
-        code_suffixes: &'static [&'static str],
+        code_suffixes: Strs,
     },
 }
 
 include!(concat!(env!("OUT_DIR"), "/secrets.rs"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_string_lies_within_the_text() {
+        let whole = |s: &Str| TEXT.get(s.at as usize..(s.at + s.len) as usize).is_some();
+        assert!(STRS.iter().all(whole));
+        assert!(RUNS
+            .iter()
+            .all(|r| STRS.get(r.at as usize..(r.at + r.len) as usize).is_some()));
+        for d in &DETECTORS {
+            assert!([d.id, d.kind, d.file, d.pattern].iter().all(whole), "{d:?}");
+        }
+        for k in &KEYWORDS {
+            assert!(whole(&k.lower) && whole(&k.spelled), "{k:?}");
+            assert!(INDEXES
+                .get(k.detectors.at as usize..(k.detectors.at + k.detectors.len) as usize)
+                .is_some());
+            assert!(k
+                .detectors
+                .get()
+                .iter()
+                .all(|&d| usize::from(d) < DETECTORS.len()));
+        }
+        assert!(FILE_TABLES.iter().all(|t| whole(&t.kind)));
+        assert_eq!(PLACEHOLDERS.wrappers.len % 2, 0, "wrappers come in pairs");
+    }
+
+    #[test]
+    fn the_strings_read_as_the_data_spells_them() {
+        let first = &DETECTORS[0];
+        assert_eq!(first.file.get(), "ai.toml");
+        assert!(first.pattern.get().contains("(?P<secret>"));
+        assert!(FORMAT_KEYWORDS.iter().any(|k| k == "ghp_"));
+        assert!(PLACEHOLDERS.values.binary_search("changeme").is_err());
+        assert!(PLACEHOLDERS.values.binary_search("password").is_ok());
+        assert!(FILE_TABLES.iter().any(|t| match t.rule {
+            FileRule::Names(n) => n.binary_search(".netrc").is_ok(),
+            _ => false,
+        }));
+    }
+}

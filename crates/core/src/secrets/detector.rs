@@ -56,7 +56,7 @@ impl Detector {
                             .case_insensitive(self.data.case_insensitive),
                     )
                     .configure(Regex::config().utf8_empty(false))
-                    .build(self.data.pattern)
+                    .build(self.data.pattern.get())
                     .ok()?;
                 let secret = regex
                     .group_info()

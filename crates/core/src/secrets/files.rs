@@ -65,7 +65,7 @@ pub fn kind_of_components<'p>(
         .zip(&index.tables)
         .filter(|(t, _)| by_word || !matches!(t.rule, FileRule::Words { .. }))
         .find(|(t, ix)| table_matches(t, ix, &comps, last))
-        .map(|(t, _)| t.kind)
+        .map(|(t, _)| t.kind.get())
 }
 
 /// The tables' entries arranged for lookup, once per process: suffixes by
@@ -102,7 +102,7 @@ struct Suffixes {
 }
 
 impl Suffixes {
-    fn of(list: &[&'static str]) -> Suffixes {
+    fn of(list: impl IntoIterator<Item = &'static str>) -> Suffixes {
         let mut by_len: Vec<(usize, Vec<&'static [u8]>)> = Vec::new();
         for s in list {
             match by_len.iter_mut().find(|(len, _)| *len == s.len()) {
@@ -140,22 +140,23 @@ fn index() -> &'static Index {
             .iter()
             .map(|t| {
                 let mut ix = TableIndex {
-                    except: Suffixes::of(t.except_suffixes),
+                    except: Suffixes::of(t.except_suffixes.iter()),
                     ..TableIndex::default()
                 };
                 match t.rule {
-                    FileRule::Suffixes(list) => ix.suffixes = Suffixes::of(list),
+                    FileRule::Suffixes(list) => ix.suffixes = Suffixes::of(list.iter()),
                     FileRule::Dirs(dirs) => {
                         ix.dir_first = dirs
+                            .lists()
                             .iter()
                             .enumerate()
-                            .filter_map(|(k, d)| d.first().map(|f| (*f, k)))
+                            .filter_map(|(k, d)| d.names().first().map(|f| (f.get(), k)))
                             .collect();
                         ix.dir_first.sort_unstable();
                     }
                     FileRule::Paths(paths) => {
-                        for (k, p) in paths.iter().enumerate() {
-                            match p.last() {
+                        for (k, p) in paths.lists().iter().enumerate() {
+                            match p.names().last().map(|l| l.get()) {
                                 Some(last) if !last.contains('*') => {
                                     ix.literal_last.push((last, k))
                                 }
@@ -169,7 +170,7 @@ fn index() -> &'static Index {
                 ix
             })
             .collect(),
-        backups: Suffixes::of(BACKUPS),
+        backups: Suffixes::of(BACKUPS.iter().copied()),
     })
 }
 
@@ -187,10 +188,15 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
             // The runs that start with this component, each compared from it.
             sorted_run(&ix.dir_first, |(f, _)| *f, *comp)
                 .iter()
-                .filter_map(|&(_, k)| dirs.get(k))
-                .any(|d| comps.get(at..at + d.len()) == Some(*d))
+                .filter_map(|&(_, k)| dirs.lists().get(k))
+                .any(|d| {
+                    let run = d.names();
+                    comps
+                        .get(at..at + run.len())
+                        .is_some_and(|c| c.iter().zip(run).all(|(c, r)| *c == r.get()))
+                })
         }),
-        FileRule::Names(names) => names.binary_search(&last).is_ok(),
+        FileRule::Names(names) => names.binary_search(last).is_ok(),
         FileRule::Suffixes(_) => ix.suffixes.end(last),
         FileRule::Paths(paths) => {
             // The patterns whose last component is `last` itself, then
@@ -200,8 +206,8 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
                 .map(|&(_, k)| k);
             literal
                 .chain(ix.glob_last.iter().copied())
-                .filter_map(|k| paths.get(k))
-                .any(|p| glob_tail(p, comps))
+                .filter_map(|k| paths.lists().get(k))
+                .any(|p| glob_tail(p.names(), comps))
         }
         FileRule::Words {
             words,
@@ -209,8 +215,8 @@ fn table_matches(t: &FileTableData, ix: &TableIndex, comps: &[&str], last: &str)
         } => {
             let code = last
                 .rfind('.')
-                .is_some_and(|dot| code_suffixes.binary_search(&&last[dot..]).is_ok());
-            !code && has_word(last, words)
+                .is_some_and(|dot| code_suffixes.binary_search(&last[dot..]).is_ok());
+            !code && has_word(last, words.names())
         }
     }
 }
@@ -224,24 +230,26 @@ pub(super) fn sorted_run<T, K: Ord>(sorted: &[T], key: impl Fn(&T) -> K, want: K
 
 /// Whether `pat` (components; `**` stands for any number of them) matches
 /// the trailing components of `comps`, starting at any of them.
-fn glob_tail(pat: &[&str], comps: &[&str]) -> bool {
+fn glob_tail<P: AsRef<str>>(pat: &[P], comps: &[&str]) -> bool {
     // The last pattern component is always a name: most paths are settled
     // by it alone.
     match (pat.last(), comps.last()) {
-        (Some(p), Some(c)) if glob_one(p, c) => {}
+        (Some(p), Some(c)) if glob_one(p.as_ref(), c) => {}
         _ => return false,
     }
     (0..comps.len()).any(|start| match_from(pat, &comps[start..]))
 }
 
 /// Whether `pat` matches all of `comps`.
-fn match_from(pat: &[&str], comps: &[&str]) -> bool {
+fn match_from<P: AsRef<str>>(pat: &[P], comps: &[&str]) -> bool {
     match pat.split_first() {
         None => comps.is_empty(),
-        Some((&"**", rest)) => (0..=comps.len()).any(|k| match_from(rest, &comps[k..])),
+        Some((p, rest)) if p.as_ref() == "**" => {
+            (0..=comps.len()).any(|k| match_from(rest, &comps[k..]))
+        }
         Some((p, rest)) => comps
             .split_first()
-            .is_some_and(|(c, more)| glob_one(p, c) && match_from(rest, more)),
+            .is_some_and(|(c, more)| glob_one(p.as_ref(), c) && match_from(rest, more)),
     }
 }
 
@@ -271,13 +279,14 @@ fn glob_one(pat: &str, text: &str) -> bool {
 /// Whether one of `words` (sorted) stands in `name` between word
 /// boundaries (a byte that is no ASCII letter or digit, or an end), in one
 /// pass over the places a word can start.
-fn has_word(name: &str, words: &[&str]) -> bool {
+fn has_word<W: AsRef<str>>(name: &str, words: &[W]) -> bool {
     let b = name.as_bytes();
-    let first = |w: &&str| w.as_bytes().first().copied().unwrap_or(0);
+    let first = |w: &W| w.as_ref().as_bytes().first().copied().unwrap_or(0);
     (0..b.len())
         .filter(|&start| start == 0 || !b[start - 1].is_ascii_alphanumeric())
         .any(|start| {
             sorted_run(words, first, b[start]).iter().any(|w| {
+                let w = w.as_ref();
                 let end = start + w.len();
                 b.get(start..end) == Some(w.as_bytes())
                     && (end == b.len() || !b[end].is_ascii_alphanumeric())
@@ -292,9 +301,12 @@ pub fn whole_names() -> impl Iterator<Item = &'static str> {
         .iter()
         .flat_map(|t| -> Box<dyn Iterator<Item = &'static str>> {
             match t.rule {
-                FileRule::Names(names) => Box::new(names.iter().copied()),
+                FileRule::Names(names) => Box::new(names.iter()),
                 FileRule::Dirs(dirs) => {
-                    Box::new(dirs.iter().filter(|d| d.len() == 1).map(|d| d[0]))
+                    Box::new(dirs.lists().iter().filter_map(|d| match d.names() {
+                        [only] => Some(only.get()),
+                        _ => None,
+                    }))
                 }
                 _ => Box::new(std::iter::empty()),
             }
@@ -305,7 +317,7 @@ pub fn whole_names() -> impl Iterator<Item = &'static str> {
 /// a secret is never named with (the `[[words]]` tables' `code_suffixes`).
 pub fn is_code_suffix(suffix: &str) -> bool {
     FILE_TABLES.iter().any(|t| match t.rule {
-        FileRule::Words { code_suffixes, .. } => code_suffixes.binary_search(&suffix).is_ok(),
+        FileRule::Words { code_suffixes, .. } => code_suffixes.binary_search(suffix).is_ok(),
         _ => false,
     })
 }

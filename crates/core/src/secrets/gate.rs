@@ -35,7 +35,7 @@ pub(crate) struct DetectorSet([u64; DETECTOR_COUNT.div_ceil(64)]);
 impl DetectorSet {
     fn add_keyword(&mut self, keyword: usize) {
         if let Some(k) = KEYWORDS.get(keyword) {
-            for &d in k.detectors {
+            for &d in k.detectors.get() {
                 self.add(usize::from(d));
             }
         }
@@ -153,7 +153,7 @@ fn detectors_of_line(line: &[u8]) -> DetectorSet {
             .iter()
             .enumerate()
         {
-            let kb = kw.lower.as_bytes();
+            let kb = kw.lower.get().as_bytes();
             if line.len() - i >= kb.len() && line[i..i + kb.len()].eq_ignore_ascii_case(kb) {
                 set.add_keyword(from + k);
             }
@@ -206,7 +206,7 @@ mod tests {
     fn by_each_keyword(line: &[u8]) -> DetectorSet {
         let mut set = DetectorSet::default();
         for (k, kw) in KEYWORDS.iter().enumerate() {
-            let kb = kw.lower.as_bytes();
+            let kb = kw.lower.get().as_bytes();
             if line.windows(kb.len()).any(|w| w.eq_ignore_ascii_case(kb)) {
                 set.add_keyword(k);
             }

@@ -97,10 +97,10 @@ fn hunt_in(f: &[u8]) -> Option<String> {
             continue;
         }
         let first = f[i].to_ascii_lowercase();
-        let from = KEYWORDS.partition_point(|k| k.lower.as_bytes()[0] < first);
+        let from = KEYWORDS.partition_point(|k| k.lower.get().as_bytes()[0] < first);
         for kw in KEYWORDS[from..]
             .iter()
-            .take_while(|k| k.lower.as_bytes()[0] == first)
+            .take_while(|k| k.lower.get().as_bytes()[0] == first)
         {
             let why = if kw.format {
                 format_hunt(f, i, kw)
@@ -117,19 +117,15 @@ fn hunt_in(f: &[u8]) -> Option<String> {
 
 /// A format keyword at `f[i..]`, a word's start.
 fn format_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
-    let k = kw.spelled.as_bytes();
+    let spelled = kw.spelled.get();
+    let k = spelled.as_bytes();
     // One that starts with punctuation (`-us`, `:AA`, `://`) ends or
     // joins a token's parts: short, it is no search for tokens.
     if k.len() < 4 && !k.first().is_some_and(u8::is_ascii_alphanumeric) {
         return None;
     }
     let rest = &f[i..];
-    let why = || {
-        Some(format!(
-            "the pattern looks for credentials (`{}`)",
-            kw.spelled
-        ))
-    };
+    let why = || Some(format!("the pattern looks for credentials (`{}`)", spelled));
     if rest.starts_with(k) {
         return why();
     }
@@ -138,7 +134,7 @@ fn format_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
         if next.is_none_or(token_byte) {
             return Some(format!(
                 "the pattern looks for credentials (`{}`, in any letter case)",
-                kw.spelled
+                spelled
             ));
         }
     }
@@ -156,7 +152,8 @@ fn format_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
 
 /// A name keyword at `f[i..]`, a word's start.
 fn name_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
-    let k = kw.lower.as_bytes();
+    let lower = kw.lower.get();
+    let k = lower.as_bytes();
     if !k.iter().all(|&b| name_byte(b)) {
         return None;
     }
@@ -175,12 +172,12 @@ fn name_hunt(f: &[u8], i: usize, kw: &KeywordData) -> Option<String> {
         {
             return Some(format!(
                 "the pattern looks for values assigned to `{}`",
-                kw.lower
+                lower
             ));
         }
     }
     // A scheme word and its token (`Bearer `).
-    if kw.lower == "bearer" && f.get(end) == Some(&b' ') {
+    if lower == "bearer" && f.get(end) == Some(&b' ') {
         return Some("the pattern looks for bearer tokens".into());
     }
     // The end of a qualified name (`GITHUB_TOKEN`, `AWS_SECRET`), by a

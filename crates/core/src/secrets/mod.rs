@@ -111,8 +111,8 @@ impl Scan<'_> {
             let Some(det) = dets.get(d) else { continue };
             det.find_in(bytes, |r| {
                 self.found.push(SecretHit {
-                    detector: det.data.id,
-                    kind: det.data.kind,
+                    detector: det.data.id.get(),
+                    kind: det.data.kind.get(),
                     line: line.number,
                     range: line.start + r.start..line.start + r.end,
                 });
@@ -156,9 +156,9 @@ pub struct DetectorInfo {
 /// Every detector of the embedded taxonomy, in order.
 pub fn detector_list() -> impl Iterator<Item = DetectorInfo> {
     data::DETECTORS.iter().map(|d| DetectorInfo {
-        id: d.id,
-        kind: d.kind,
-        file: d.file,
+        id: d.id.get(),
+        kind: d.kind.get(),
+        file: d.file.get(),
         line: d.line,
     })
 }
@@ -204,18 +204,20 @@ pub fn format_keywords() -> impl Iterator<Item = &'static str> {
     data::KEYWORDS
         .iter()
         .filter(|k| k.format)
-        .map(|k| k.spelled)
+        .map(|k| k.spelled.get())
 }
 
 /// The format keywords (see [`format_keywords`]) that start with the byte
 /// `first`, in their letter case: the only ones a text starting with that
 /// byte can start with.
-pub fn format_keywords_starting(first: u8) -> &'static [&'static str] {
+pub fn format_keywords_starting(first: u8) -> impl Iterator<Item = &'static str> {
     files::sorted_run(
-        data::FORMAT_KEYWORDS,
-        |k| k.as_bytes().first().copied(),
+        data::FORMAT_KEYWORDS.names(),
+        |k| k.get().as_bytes().first().copied(),
         Some(first),
     )
+    .iter()
+    .map(|k| k.get())
 }
 
 /// The longest format keyword (see [`format_keywords`]) `value` starts

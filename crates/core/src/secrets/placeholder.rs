@@ -21,7 +21,8 @@ pub fn is_placeholder(value: &[u8]) -> bool {
     let lower: smallvec::SmallVec<[u8; 64]> = value.iter().map(u8::to_ascii_lowercase).collect();
     if PLACEHOLDERS
         .values
-        .binary_search_by(|v| v.as_bytes().cmp(&lower[..]))
+        .names()
+        .binary_search_by(|v| v.get().as_bytes().cmp(&lower[..]))
         .is_ok()
     {
         return true;
@@ -34,7 +35,8 @@ pub fn is_placeholder(value: &[u8]) -> bool {
         return true;
     }
     let chars = char_count(value);
-    PLACEHOLDERS.wrappers.iter().any(|(start, end)| {
+    PLACEHOLDERS.wrappers.names().chunks_exact(2).any(|pair| {
+        let (start, end) = (pair[0].get(), pair[1].get());
         chars >= start.len() + end.len()
             && value.starts_with(start.as_bytes())
             && value.ends_with(end.as_bytes())
