@@ -192,7 +192,10 @@ fn word_spans(text: &str) -> Vec<(usize, usize)> {
         } else if mysql && word.len() > 2 && word.starts_with("-p") {
             Some((i + 2, word_end))
         } else {
-            let base = word.rsplit('/').next().unwrap_or(word);
+            let base = match word.as_bytes().iter().rposition(|&c| c == b'/') {
+                Some(slash) => &word[slash + 1..],
+                None => word,
+            };
             if base.starts_with("mysql") || base.starts_with("mariadb") {
                 mysql = true;
             }
@@ -209,13 +212,20 @@ fn word_spans(text: &str) -> Vec<(usize, usize)> {
     spans
 }
 
-/// ASCII case-insensitive search for `needle` in `hay` from `from`.
+/// ASCII case-insensitive search for `needle` (not empty) in `hay` from
+/// `from`: compared only where its first byte stands, in either case.
 fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    if needle.len() > hay.len() {
-        return None;
+    let (&first, rest) = needle.split_first()?;
+    let (lower, upper) = (first.to_ascii_lowercase(), first.to_ascii_uppercase());
+    let mut at = from;
+    while at + needle.len() <= hay.len() {
+        at += memchr::memchr2(lower, upper, &hay[at..hay.len() - rest.len()])?;
+        if hay[at + 1..at + needle.len()].eq_ignore_ascii_case(rest) {
+            return Some(at);
+        }
+        at += 1;
     }
-    (from..=hay.len() - needle.len())
-        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+    None
 }
 
 /// `Authorization:` header values (to the closing quote or the end of the
@@ -261,7 +271,7 @@ fn url_password_spans(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut spans = Vec::new();
     let mut i = 0;
-    while let Some(at) = find_ci(b, b"://", i) {
+    while let Some(at) = memchr::memmem::find(&b[i..], b"://").map(|at| i + at) {
         let start = at + 3;
         let stop = b[start..]
             .iter()
@@ -294,7 +304,18 @@ fn token_spans(text: &str) -> Vec<(usize, usize)> {
     let mut spans: Vec<(usize, usize)> = secrets::scan(b)
         .map(|h| keep(h.range.start, h.range.end))
         .collect();
-    let mut i = 0;
+    // A keyword's token needs a run of body bytes that long: most command
+    // lines hold none, and need no keyword looked up at every byte.
+    let longest_run = b
+        .split(|c| !is_body(*c))
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0);
+    let mut i = if longest_run >= MIN_TOKEN_BODY {
+        0
+    } else {
+        b.len()
+    };
     while i < b.len() {
         if i > 0 && is_body(b[i - 1]) {
             i += 1;
@@ -422,6 +443,21 @@ mod tests {
             ("db_password=pw ./run", "db_password=*** ./run"),
         ] {
             assert_eq!(mask_secrets(input), want, "{input:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The search by first byte finds what comparing at every byte does.
+        #[test]
+        fn find_ci_finds_the_first_match(
+            hay in "[aAbB:/ ]{0,24}",
+            needle in "[aAbB:/]{1,4}",
+            from in 0usize..26,
+        ) {
+            let (h, n) = (hay.as_bytes(), needle.as_bytes());
+            let naive = (from..h.len().saturating_sub(n.len() - 1))
+                .find(|&i| h[i..i + n.len()].eq_ignore_ascii_case(n));
+            proptest::prop_assert_eq!(find_ci(h, n, from), naive);
         }
     }
 
