@@ -693,9 +693,10 @@ fn secrets_code(c: &secrets_schema::Checked) -> (String, Vec<String>) {
     );
     let _ = writeln!(
         s,
-        "pub(super) static FILE_TABLES: [FileTableData; {}] = [",
+        "pub(super) const FILE_TABLE_COUNT: usize = {};\n",
         c.files.len()
     );
+    s.push_str("pub(super) static FILE_TABLES: [FileTableData; FILE_TABLE_COUNT] = [\n");
     for t in &c.files {
         let table = &t.table;
         let mut entries: Vec<String> = table.entries(t.table_type).to_vec();

@@ -27,6 +27,13 @@ impl Str {
     pub(crate) fn get(self) -> &'static str {
         &TEXT[self.at as usize..self.at as usize + self.len as usize]
     }
+
+    /// The string's bytes: for the loops that compare keywords at every
+    /// byte of a text, which need no check that the string starts and ends
+    /// on a character's boundary.
+    pub(crate) fn bytes(self) -> &'static [u8] {
+        &TEXT.as_bytes()[self.at as usize..self.at as usize + self.len as usize]
+    }
 }
 
 impl AsRef<str> for Str {
@@ -59,7 +66,8 @@ impl Strs {
 
     /// Where `want` is in the run, which is sorted.
     pub(crate) fn binary_search(self, want: &str) -> Result<usize, usize> {
-        self.names().binary_search_by(|s| s.get().cmp(want))
+        self.names()
+            .binary_search_by(|s| s.bytes().cmp(want.as_bytes()))
     }
 }
 

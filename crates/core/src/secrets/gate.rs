@@ -153,7 +153,7 @@ fn detectors_of_line(line: &[u8]) -> DetectorSet {
             .iter()
             .enumerate()
         {
-            let kb = kw.lower.get().as_bytes();
+            let kb = kw.lower.bytes();
             if line.len() - i >= kb.len() && line[i..i + kb.len()].eq_ignore_ascii_case(kb) {
                 set.add_keyword(from + k);
             }
@@ -206,7 +206,7 @@ mod tests {
     fn by_each_keyword(line: &[u8]) -> DetectorSet {
         let mut set = DetectorSet::default();
         for (k, kw) in KEYWORDS.iter().enumerate() {
-            let kb = kw.lower.get().as_bytes();
+            let kb = kw.lower.bytes();
             if line.windows(kb.len()).any(|w| w.eq_ignore_ascii_case(kb)) {
                 set.add_keyword(k);
             }

@@ -97,10 +97,10 @@ fn hunt_in(f: &[u8]) -> Option<String> {
             continue;
         }
         let first = f[i].to_ascii_lowercase();
-        let from = KEYWORDS.partition_point(|k| k.lower.get().as_bytes()[0] < first);
+        let from = KEYWORDS.partition_point(|k| k.lower.bytes()[0] < first);
         for kw in KEYWORDS[from..]
             .iter()
-            .take_while(|k| k.lower.get().as_bytes()[0] == first)
+            .take_while(|k| k.lower.bytes()[0] == first)
         {
             let why = if kw.format {
                 format_hunt(f, i, kw)

@@ -213,7 +213,7 @@ pub fn format_keywords() -> impl Iterator<Item = &'static str> {
 pub fn format_keywords_starting(first: u8) -> impl Iterator<Item = &'static str> {
     files::sorted_run(
         data::FORMAT_KEYWORDS.names(),
-        |k| k.get().as_bytes().first().copied(),
+        |k| k.bytes().first().copied(),
         Some(first),
     )
     .iter()

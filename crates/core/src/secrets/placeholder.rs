@@ -22,7 +22,7 @@ pub fn is_placeholder(value: &[u8]) -> bool {
     if PLACEHOLDERS
         .values
         .names()
-        .binary_search_by(|v| v.get().as_bytes().cmp(&lower[..]))
+        .binary_search_by(|v| v.bytes().cmp(&lower[..]))
         .is_ok()
     {
         return true;
