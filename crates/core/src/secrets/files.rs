@@ -88,7 +88,7 @@ struct Index {
     exact: FxHashMap<&'static str, Vec<Exact>>,
     /// Every `suffixes` table's suffixes by length, each with its table's
     /// place; each length's sorted.
-    suffixes: Vec<(usize, Vec<(&'static [u8], usize)>)>,
+    suffixes: Vec<(usize, Vec<TableSuffix>)>,
     /// The last bytes of those suffixes.
     suffix_ends: ByteSet,
     /// Every `paths` table's patterns whose last component has a `*`.
@@ -96,6 +96,9 @@ struct Index {
     /// The places of the `words` tables.
     words: Vec<usize>,
 }
+
+/// A `suffixes` table's suffix, with the table's place.
+type TableSuffix = (&'static [u8], usize);
 
 /// What a component named whole in a table stands for there.
 #[derive(Clone, Copy)]
@@ -189,10 +192,11 @@ impl Index {
                             found.add(table);
                         }
                     }
-                    Exact::PathLast { table, at: k } if at == last_at => {
-                        if path_pattern(table, k).is_some_and(|p| glob_tail(p, comps)) {
-                            found.add(table);
-                        }
+                    Exact::PathLast { table, at: k }
+                        if at == last_at
+                            && path_pattern(table, k).is_some_and(|p| glob_tail(p, comps)) =>
+                    {
+                        found.add(table);
                     }
                     _ => {}
                 }
