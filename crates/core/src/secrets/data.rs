@@ -187,6 +187,28 @@ pub(crate) enum FileRule {
 
 include!(concat!(env!("OUT_DIR"), "/secrets.rs"));
 
+/// The keywords that may start at `text[i]`, with the place of the first
+/// in [`KEYWORDS`]: those whose first byte is `text[i]` in lower case, or
+/// none where no keyword starts with the two bytes there (`build.rs` marks
+/// every pair of lower-case bytes a keyword starts, and every pair for a
+/// one-byte keyword). Most bytes of a text start none.
+pub(crate) fn keywords_at(text: &[u8], i: usize) -> (usize, &'static [KeywordData]) {
+    let Some(first) = text.get(i).map(u8::to_ascii_lowercase) else {
+        return (0, &[]);
+    };
+    if let Some(&second) = text.get(i + 1) {
+        let bit = usize::from(first) * 256 + usize::from(second.to_ascii_lowercase());
+        if KEYWORD_PAIRS[bit / 64] & (1 << (bit % 64)) == 0 {
+            return (0, &[]);
+        }
+    }
+    // Keywords are sorted by their lower-case bytes: those starting with
+    // `first` are a run.
+    let from = usize::from(KEYWORD_STARTS[usize::from(first)]);
+    let to = usize::from(KEYWORD_STARTS[usize::from(first) + 1]);
+    (from, KEYWORDS.get(from..to).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use crate::matcher::table::Table;
 
-use super::data::{DETECTOR_COUNT, KEYWORDS, KEYWORD_LONGEST, KEYWORD_PAIRS, KEYWORD_STARTS};
+use super::data::{keywords_at, DETECTOR_COUNT, KEYWORDS, KEYWORD_LONGEST};
 
 /// The keyword table `build.rs` wrote.
 static KEYWORD_TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/keywords.table"));
@@ -135,24 +135,8 @@ impl<'t> Gate<'t> {
 fn detectors_of_line(line: &[u8]) -> DetectorSet {
     let mut set = DetectorSet::default();
     for i in 0..line.len() {
-        let first = line[i].to_ascii_lowercase();
-        // Most bytes start no keyword's first two bytes (build.rs marks
-        // every pair a keyword starts, and every pair for a one-byte one).
-        if let Some(&second) = line.get(i + 1) {
-            let bit = usize::from(first) * 256 + usize::from(second.to_ascii_lowercase());
-            if KEYWORD_PAIRS[bit / 64] & (1 << (bit % 64)) == 0 {
-                continue;
-            }
-        }
-        // Keywords are sorted: those starting with `first` are a run.
-        let from = usize::from(KEYWORD_STARTS[usize::from(first)]);
-        let to = usize::from(KEYWORD_STARTS[usize::from(first) + 1]);
-        for (k, kw) in KEYWORDS
-            .get(from..to)
-            .unwrap_or_default()
-            .iter()
-            .enumerate()
-        {
+        let (from, run) = keywords_at(line, i);
+        for (k, kw) in run.iter().enumerate() {
             let kb = kw.lower.bytes();
             if line.len() - i >= kb.len() && line[i..i + kb.len()].eq_ignore_ascii_case(kb) {
                 set.add_keyword(from + k);

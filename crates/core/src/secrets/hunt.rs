@@ -28,7 +28,7 @@
 //! (`x|AKIA`, `\bghp_`). A heuristic, as any such check is: a regex can
 //! always find what it does not spell; this catches what it spells.
 
-use super::data::{KeywordData, KEYWORDS};
+use super::data::{keywords_at, KeywordData};
 
 /// Regex punctuation that can spell a literal another way, or separate
 /// alternatives.
@@ -96,12 +96,7 @@ fn hunt_in(f: &[u8]) -> Option<String> {
         if !word_start {
             continue;
         }
-        let first = f[i].to_ascii_lowercase();
-        let from = KEYWORDS.partition_point(|k| k.lower.bytes()[0] < first);
-        for kw in KEYWORDS[from..]
-            .iter()
-            .take_while(|k| k.lower.bytes()[0] == first)
-        {
+        for kw in keywords_at(f, i).1 {
             let why = if kw.format {
                 format_hunt(f, i, kw)
             } else {
