@@ -933,9 +933,12 @@ impl<'s, 'c> Reader<'s, 'c> {
             // that stops there), or where every option the command has only
             // changes how it prints, may it stand first in the word.
             let splits = op.repeat == Repeat::Many && r + 1 == spec.operands.len();
-            let leads = after
-                || (spec.syntax == Syntax::Posix && k > 0)
-                || spec.options.iter().all(|o| o.effect == Effect::Harmless);
+            // (Asked only of a variable's word: building every option to
+            // ask it of every operand was a tenth of a scan's spec reading.)
+            let leads = self.variable(w).is_some()
+                && (after
+                    || (spec.syntax == Syntax::Posix && k > 0)
+                    || spec.options.iter().all(|o| o.effect == Effect::Harmless));
             if !self.variable_word(op.role, w, splits, leads)? {
                 self.role(op.role, w, tree)?;
             }
