@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use super::error::{Panic, Stopped};
 use super::source::Source;
@@ -237,25 +237,6 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Tries to lock a mutex this many times before sleeping on it.
-const SPINS: usize = 1000;
-
-/// Locks a mutex that is only ever held briefly (the source, while a chunk
-/// is read), trying a while before sleeping on it: a scan's threads slept
-/// on it a few times per scan, and a thread that sleeps is sometimes woken
-/// on the core of the thread that woke it, where the two then share one
-/// core.
-fn lock_spinning<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    for _ in 0..SPINS {
-        match mutex.try_lock() {
-            Ok(guard) => return guard,
-            Err(TryLockError::Poisoned(p)) => return p.into_inner(),
-            Err(TryLockError::WouldBlock) => std::hint::spin_loop(),
-        }
-    }
-    lock(mutex)
-}
-
 impl<S, O, E, W, K> Shared<S, O, E, W, K>
 where
     S: Source,
@@ -295,7 +276,7 @@ where
             return None;
         }
         drop(order);
-        let mut reading = lock_spinning(&self.reading);
+        let mut reading = lock(&self.reading);
         if reading.ended {
             return None;
         }

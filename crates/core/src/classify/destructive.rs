@@ -75,7 +75,6 @@ impl Walk<'_, '_> {
     /// For an entry that writes, modifies or deletes files: the radius of
     /// where this invocation's paths land ([`crate::landing`]). `landing`
     /// keeps the places for the invocation's other entries.
-    #[inline(never)]
     pub(super) fn landing_radius(
         &self,
         rule_index: usize,

@@ -12,7 +12,6 @@ impl Walk<'_, '_> {
     /// Follows `cd DIR` (and `pushd DIR`): later relative paths are
     /// reached from `DIR`. A move nobody can follow (`cd -`, `cd "$X"`)
     /// forgets where the shell is.
-    #[inline(never)]
     pub(super) fn note_move(&mut self, inv: &Invocation<'_>) {
         let mut dirs = inv
             .args
@@ -36,7 +35,6 @@ impl Walk<'_, '_> {
     /// earlier `cd` moved to, is matched again in that spelling, and only
     /// the guard-tamper entries of that second look count (every other
     /// entry already judged the words as written).
-    #[inline(never)]
     pub(super) fn guard_spellings(
         &mut self,
         inv: &Invocation<'_>,
@@ -74,7 +72,6 @@ impl Walk<'_, '_> {
     /// Matches `inv` against `groups` and records the guard-tamper entries
     /// among the hits (the others already judged the words as written),
     /// shown as `display`.
-    #[inline(never)]
     pub(super) fn find_guard_entries(
         &mut self,
         inv: &Invocation<'_>,
@@ -107,7 +104,6 @@ impl Walk<'_, '_> {
     /// git's own group would do the same, but joined to git's other
     /// patterns it doubled the automaton every git command is searched
     /// with.)
-    #[inline(never)]
     pub(super) fn guard_git(&mut self, inv: &Invocation<'_>, hits: &mut Vec<usize>) {
         const FILE_CHANGES: [&str; 5] = ["rm", "mv", "checkout", "restore", "clean"];
         const TAKES_VALUE: [&str; 6] = [

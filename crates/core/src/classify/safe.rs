@@ -259,7 +259,6 @@ impl Walk<'_, '_> {
     /// committed to the project, that config (a pager, an fsmonitor, a diff
     /// driver) can name programs. Wrapped or not (`nice git log`), a git
     /// part after such a move is not safe.
-    #[inline(never)]
     pub(super) fn part_runs_git_after_cd(&mut self, spec: &crate::spec::Spec<'static>) {
         let git = spec
             .names
@@ -277,7 +276,6 @@ impl Walk<'_, '_> {
 
     /// Notes a part that moves the shell somewhere other than the working
     /// directory (`cd src`), which later parts then run in.
-    #[inline(never)]
     pub(super) fn part_moves(&mut self, name: &str, args: &[&str]) {
         if name == "cd"
             && !args

@@ -153,11 +153,7 @@ impl<'c, 's> Walk<'c, 's> {
         }
     }
 
-    /// Keeps a reason once. (Out of line, like every reason's formatting:
-    /// a scan keeps none, and the walk's hot path stays small enough for
-    /// the instruction cache.)
-    #[cold]
-    #[inline(never)]
+    /// Keeps a reason once.
     pub(super) fn keep_reason(&mut self, why: Cow<'static, str>) {
         if !self.not_safe.contains(&why) {
             self.not_safe.push(why);
@@ -175,8 +171,6 @@ impl<'c, 's> Walk<'c, 's> {
     }
 
     /// Formats and keeps a reason (see [`Walk::keep_reason`]).
-    #[cold]
-    #[inline(never)]
     pub(super) fn format_reason(&mut self, why: impl FnOnce() -> String) {
         self.keep_reason(Cow::Owned(why()));
     }
@@ -569,7 +563,6 @@ impl<'c, 's> Walk<'c, 's> {
         }
     }
 
-    #[inline(never)]
     pub(super) fn code(&mut self, lang: &str, text: &str, depth: usize) {
         let mut hits = Vec::new();
         if let Err(e) = self
