@@ -81,7 +81,10 @@ pub fn folds_case(word: &str) -> bool {
 /// Whether a command word's name has a capital that [`command_name`]
 /// folded, where the system would not fold it ([`folds_case`]).
 pub fn case_folded_away(word: &str) -> bool {
-    let base = word.rsplit('/').next().unwrap_or(word);
+    let base = match word.as_bytes().iter().rposition(|&b| b == b'/') {
+        Some(slash) => &word[slash + 1..],
+        None => word,
+    };
     base.bytes().any(|b| b.is_ascii_uppercase()) && !folds_case(word)
 }
 
@@ -101,6 +104,22 @@ const NOT_BARE: [bool; 256] = {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_capital_in_the_name_is_folded_away_where_the_system_keeps_case() {
+        for (word, away) in [
+            ("HEAD", true),
+            ("/usr/bin/HEAD", true),
+            ("./Ls", true),
+            ("head", false),
+            ("/USR/BIN/head", false),
+            ("HEAD.EXE", false),
+            ("C:\\Tools\\HEAD", false),
+            ("", false),
+        ] {
+            assert_eq!(case_folded_away(word), away, "{word}");
+        }
+    }
 
     #[test]
     fn command_words_lose_their_directory_suffix_and_case() {
