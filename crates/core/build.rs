@@ -806,29 +806,21 @@ impl StaticText {
     fn write(&self, s: &mut String) {
         use std::fmt::Write;
         let _ = writeln!(s, "pub(super) static TEXT: &str = {:?};\n", self.text);
-        let list = |items: Vec<String>| items.join(", ");
-        let _ = writeln!(
-            s,
-            "pub(super) static STRS: [Str; {}] = [{}];\n",
-            self.strs.len(),
-            list(
-                self.strs
-                    .iter()
-                    .map(|(a, l)| format!("Str::new({a}, {l})"))
-                    .collect()
-            )
-        );
-        let _ = writeln!(
-            s,
-            "pub(super) static RUNS: [Strs; {}] = [{}];\n",
-            self.runs.len(),
-            list(
-                self.runs
-                    .iter()
-                    .map(|(a, l)| format!("Strs::new({a}, {l})"))
-                    .collect()
-            )
-        );
+        // A static array of places, each written as `Type::new(at, len)`.
+        let places = |s: &mut String, name: &str, ty: &str, all: &[(usize, usize)]| {
+            let items: Vec<String> = all
+                .iter()
+                .map(|(at, len)| format!("{ty}::new({at}, {len})"))
+                .collect();
+            let _ = writeln!(
+                s,
+                "pub(super) static {name}: [{ty}; {}] = [{}];\n",
+                all.len(),
+                items.join(", ")
+            );
+        };
+        places(s, "STRS", "Str", &self.strs);
+        places(s, "RUNS", "Strs", &self.runs);
         let _ = writeln!(
             s,
             "pub(super) static INDEXES: [u16; {}] = {:?};",

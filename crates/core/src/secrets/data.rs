@@ -10,6 +10,11 @@
 //! these tables were about 2,400 of them, a fifth of the relocations of
 //! the whole binary and 26,000 instructions of every hook process.
 
+/// The places a run that starts at `at` and holds `len` covers.
+fn span(at: u32, len: u32) -> std::ops::Range<usize> {
+    at as usize..at as usize + len as usize
+}
+
 /// A string of [`TEXT`]: where it starts and its length, in bytes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Str {
@@ -25,14 +30,14 @@ impl Str {
     /// The string. (`build.rs` wrote the bounds from the text it wrote;
     /// `every_string_lies_within_the_text` checks them.)
     pub(crate) fn get(self) -> &'static str {
-        &TEXT[self.at as usize..self.at as usize + self.len as usize]
+        &TEXT[span(self.at, self.len)]
     }
 
     /// The string's bytes: for the loops that compare keywords at every
     /// byte of a text, which need no check that the string starts and ends
     /// on a character's boundary.
     pub(crate) fn bytes(self) -> &'static [u8] {
-        &TEXT.as_bytes()[self.at as usize..self.at as usize + self.len as usize]
+        &TEXT.as_bytes()[span(self.at, self.len)]
     }
 }
 
@@ -56,7 +61,7 @@ impl Strs {
 
     /// The run's entries.
     pub(crate) fn names(self) -> &'static [Str] {
-        &STRS[self.at as usize..self.at as usize + self.len as usize]
+        &STRS[span(self.at, self.len)]
     }
 
     /// The run's strings, in order.
@@ -85,7 +90,7 @@ impl Runs {
 
     /// The lists.
     pub(crate) fn lists(self) -> &'static [Strs] {
-        &RUNS[self.at as usize..self.at as usize + self.len as usize]
+        &RUNS[span(self.at, self.len)]
     }
 }
 
@@ -103,7 +108,7 @@ impl Indexes {
 
     /// The indexes into [`DETECTORS`].
     pub(crate) fn get(self) -> &'static [u16] {
-        &INDEXES[self.at as usize..self.at as usize + self.len as usize]
+        &INDEXES[span(self.at, self.len)]
     }
 }
 
@@ -215,19 +220,15 @@ mod tests {
 
     #[test]
     fn every_string_lies_within_the_text() {
-        let whole = |s: &Str| TEXT.get(s.at as usize..(s.at + s.len) as usize).is_some();
+        let whole = |s: &Str| TEXT.get(span(s.at, s.len)).is_some();
         assert!(STRS.iter().all(whole));
-        assert!(RUNS
-            .iter()
-            .all(|r| STRS.get(r.at as usize..(r.at + r.len) as usize).is_some()));
+        assert!(RUNS.iter().all(|r| STRS.get(span(r.at, r.len)).is_some()));
         for d in &DETECTORS {
             assert!([d.id, d.kind, d.file, d.pattern].iter().all(whole), "{d:?}");
         }
         for k in &KEYWORDS {
             assert!(whole(&k.lower) && whole(&k.spelled), "{k:?}");
-            assert!(INDEXES
-                .get(k.detectors.at as usize..(k.detectors.at + k.detectors.len) as usize)
-                .is_some());
+            assert!(INDEXES.get(span(k.detectors.at, k.detectors.len)).is_some());
             assert!(k
                 .detectors
                 .get()

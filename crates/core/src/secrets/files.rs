@@ -14,6 +14,7 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
+use super::bits::Bits;
 use super::data::{FileRule, Str, FILE_TABLES, FILE_TABLE_COUNT};
 
 /// Backup, compression and archive suffixes, stripped from every component
@@ -86,19 +87,13 @@ struct Index {
     /// first component of a `dirs` table's runs, the last component of a
     /// `paths` table's patterns where it has no `*`.
     exact: FxHashMap<&'static str, Vec<Exact>>,
-    /// Every `suffixes` table's suffixes by length, each with its table's
-    /// place; each length's sorted.
-    suffixes: Vec<(usize, Vec<TableSuffix>)>,
-    /// The last bytes of those suffixes.
-    suffix_ends: ByteSet,
+    /// Every `suffixes` table's suffixes, each with its table's place.
+    suffixes: Suffixes<usize>,
     /// Every `paths` table's patterns whose last component has a `*`.
     glob_last: Vec<GlobLast>,
     /// The places of the `words` tables.
     words: Vec<usize>,
 }
-
-/// A `suffixes` table's suffix, with the table's place.
-type TableSuffix = (&'static [u8], usize);
 
 /// What a component named whole in a table stands for there.
 #[derive(Clone, Copy)]
@@ -109,20 +104,6 @@ enum Exact {
     DirFirst { table: usize, at: usize },
     /// The last component of a `paths` table's pattern `at`.
     PathLast { table: usize, at: usize },
-}
-
-/// A set of bytes.
-#[derive(Clone, Copy, Default)]
-struct ByteSet([u64; 4]);
-
-impl ByteSet {
-    fn add(&mut self, b: u8) {
-        self.0[usize::from(b / 64)] |= 1 << (b % 64);
-    }
-
-    fn has(&self, b: u8) -> bool {
-        self.0[usize::from(b / 64)] & (1 << (b % 64)) != 0
-    }
 }
 
 /// A path pattern whose last component is a glob, with what a name must
@@ -146,18 +127,7 @@ impl GlobLast {
 }
 
 /// Tables, by place, as a set.
-#[derive(Clone, Copy, Default)]
-struct TableSet([u64; FILE_TABLE_COUNT.div_ceil(64)]);
-
-impl TableSet {
-    fn add(&mut self, table: usize) {
-        self.0[table / 64] |= 1 << (table % 64);
-    }
-
-    fn has(&self, table: usize) -> bool {
-        self.0[table / 64] & (1 << (table % 64)) != 0
-    }
-}
+type TableSet = Bits<{ FILE_TABLE_COUNT.div_ceil(64) }>;
 
 /// A `paths` table's pattern `at`.
 fn path_pattern(table: usize, at: usize) -> Option<&'static [Str]> {
@@ -202,15 +172,8 @@ impl Index {
                 }
             }
         }
-        let b = last.as_bytes();
-        if b.last().is_some_and(|&e| self.suffix_ends.has(e)) {
-            for (len, group) in &self.suffixes {
-                if let Some(tail) = b.len().checked_sub(*len).map(|from| &b[from..]) {
-                    for &(_, table) in sorted_run(group, |e| e.0, tail) {
-                        found.add(table);
-                    }
-                }
-            }
+        for (_, table) in self.suffixes.ending_with(last) {
+            found.add(table);
         }
         for g in &self.glob_last {
             if !found.has(g.table)
@@ -240,31 +203,58 @@ impl Index {
     }
 }
 
-/// Suffixes grouped by length, each group sorted.
+/// Suffixes grouped by length, each group sorted, each suffix with a tag
+/// (the table it is of, where that matters).
 #[derive(Default)]
-struct Suffixes {
-    by_len: Vec<(usize, Vec<&'static [u8]>)>,
+struct Suffixes<T = ()> {
+    by_len: Vec<(usize, Vec<Tagged<T>>)>,
     /// Their last bytes: most texts end with none of them.
-    ends: ByteSet,
+    ends: Bits<4>,
 }
 
-impl Suffixes {
-    fn of(list: impl IntoIterator<Item = &'static str>) -> Suffixes {
-        let mut by_len: Vec<(usize, Vec<&'static [u8]>)> = Vec::new();
-        let mut ends = ByteSet::default();
-        for s in list {
-            if let Some(&e) = s.as_bytes().last() {
-                ends.add(e);
+/// A suffix and its tag.
+type Tagged<T> = (&'static [u8], T);
+
+impl<T: Copy + Ord> Suffixes<T> {
+    fn tagged(list: impl IntoIterator<Item = (&'static str, T)>) -> Suffixes<T> {
+        let mut by_len: Vec<(usize, Vec<Tagged<T>>)> = Vec::new();
+        let mut ends = Bits::default();
+        for (s, tag) in list {
+            let s = s.as_bytes();
+            if let Some(&e) = s.last() {
+                ends.add(usize::from(e));
             }
             match by_len.iter_mut().find(|(len, _)| *len == s.len()) {
-                Some((_, group)) => group.push(s.as_bytes()),
-                None => by_len.push((s.len(), vec![s.as_bytes()])),
+                Some((_, group)) => group.push((s, tag)),
+                None => by_len.push((s.len(), vec![(s, tag)])),
             }
         }
         for (_, group) in &mut by_len {
             group.sort_unstable();
         }
         Suffixes { by_len, ends }
+    }
+
+    /// The suffixes `text` ends with, as their lengths and tags, length
+    /// by length.
+    fn ending_with<'s>(&'s self, text: &'s str) -> impl Iterator<Item = (usize, T)> + 's {
+        let b = text.as_bytes();
+        let may = b.last().is_some_and(|&e| self.ends.has(usize::from(e)));
+        self.by_len
+            .iter()
+            .filter(move |_| may)
+            .flat_map(move |(len, group)| {
+                let tail = b.len().checked_sub(*len).map(|from| &b[from..]);
+                tail.map_or(&[][..], |tail| sorted_run(group, |e| e.0, tail))
+                    .iter()
+                    .map(move |&(_, tag)| (*len, tag))
+            })
+    }
+}
+
+impl Suffixes {
+    fn of(list: impl IntoIterator<Item = &'static str>) -> Suffixes {
+        Suffixes::tagged(list.into_iter().map(|s| (s, ())))
     }
 
     /// Whether `text` ends with one of them.
@@ -274,16 +264,7 @@ impl Suffixes {
 
     /// The length of one of them that `text` ends with.
     fn ending(&self, text: &str) -> Option<usize> {
-        let b = text.as_bytes();
-        if !b.last().is_some_and(|&e| self.ends.has(e)) {
-            return None;
-        }
-        self.by_len
-            .iter()
-            .find(|(len, group)| {
-                b.len() >= *len && group.binary_search(&&b[b.len() - len..]).is_ok()
-            })
-            .map(|(len, _)| *len)
+        self.ending_with(text).next().map(|(len, ())| len)
     }
 }
 
@@ -294,11 +275,11 @@ fn index() -> &'static Index {
             backups: Suffixes::of(BACKUPS.iter().copied()),
             except: Vec::with_capacity(FILE_TABLE_COUNT),
             exact: FxHashMap::default(),
-            suffixes: Vec::new(),
-            suffix_ends: ByteSet::default(),
+            suffixes: Suffixes::default(),
             glob_last: Vec::new(),
             words: Vec::new(),
         };
+        let mut table_suffixes = Vec::new();
         for (table, t) in FILE_TABLES.iter().enumerate() {
             ix.except.push(Suffixes::of(t.except_suffixes.iter()));
             match t.rule {
@@ -311,15 +292,7 @@ fn index() -> &'static Index {
                     }
                 }
                 FileRule::Suffixes(list) => {
-                    for s in list.iter() {
-                        if let Some(&e) = s.as_bytes().last() {
-                            ix.suffix_ends.add(e);
-                        }
-                        match ix.suffixes.iter_mut().find(|(len, _)| *len == s.len()) {
-                            Some((_, group)) => group.push((s.as_bytes(), table)),
-                            None => ix.suffixes.push((s.len(), vec![(s.as_bytes(), table)])),
-                        }
-                    }
+                    table_suffixes.extend(list.iter().map(|s| (s, table)));
                 }
                 FileRule::Dirs(dirs) => {
                     for (k, d) in dirs.lists().iter().enumerate() {
@@ -349,9 +322,7 @@ fn index() -> &'static Index {
                 FileRule::Words { .. } => ix.words.push(table),
             }
         }
-        for (_, group) in &mut ix.suffixes {
-            group.sort_unstable();
-        }
+        ix.suffixes = Suffixes::tagged(table_suffixes);
         ix
     })
 }

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 
 use crate::matcher::table::Table;
 
+use super::bits::Bits;
 use super::data::{keywords_at, DETECTOR_COUNT, KEYWORDS, KEYWORD_LONGEST};
 
 /// The keyword table `build.rs` wrote.
@@ -29,29 +30,16 @@ fn table() -> Option<&'static Table<'static>> {
 }
 
 /// A set of detectors, by index.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct DetectorSet([u64; DETECTOR_COUNT.div_ceil(64)]);
+pub(crate) type DetectorSet = Bits<{ DETECTOR_COUNT.div_ceil(64) }>;
 
 impl DetectorSet {
+    /// Adds the detectors that list keyword `keyword`.
     fn add_keyword(&mut self, keyword: usize) {
         if let Some(k) = KEYWORDS.get(keyword) {
             for &d in k.detectors.get() {
                 self.add(usize::from(d));
             }
         }
-    }
-
-    fn add(&mut self, d: usize) {
-        self.0[d / 64] |= 1 << (d % 64);
-    }
-
-    /// The detectors in the set, in index order.
-    pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
-        (0..DETECTOR_COUNT).filter(move |&d| self.0[d / 64] & (1 << (d % 64)) != 0)
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.iter().all(|&w| w == 0)
     }
 }
 

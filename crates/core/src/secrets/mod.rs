@@ -44,6 +44,7 @@
 //! regex, on the first line that names its keywords, so that a process
 //! that masks one command line compiles only what that line calls for.
 
+mod bits;
 mod data;
 mod detector;
 mod entropy;
