@@ -74,6 +74,16 @@ impl Layout {
         }
     }
 
+    /// Handles per state number: a state is named by its row's first
+    /// entry, or by its number where entries are state numbers.
+    fn unit(self, columns: usize) -> usize {
+        if self == Layout::Numbers {
+            1
+        } else {
+            columns
+        }
+    }
+
     /// The bytes of one entry.
     fn entry_bytes(self) -> usize {
         if self == Layout::Wide {
@@ -108,11 +118,7 @@ pub fn write(
     let layout = Layout::of(states.len(), column_count, width);
     let entry = layout.entry_bytes();
     let mut out = Vec::with_capacity(HEADER + 256 + states.len() * column_count * entry);
-    let unit = if layout == Layout::Numbers {
-        1
-    } else {
-        column_count
-    };
+    let unit = layout.unit(column_count);
     out.extend_from_slice(MAGIC);
     let header = [
         column_count,
@@ -223,11 +229,7 @@ impl<'a> Table<'a> {
         if columns.iter().any(|&c| usize::from(c) + 1 >= column_count) {
             return None;
         }
-        let unit = if layout == Layout::Numbers {
-            1
-        } else {
-            column_count
-        };
+        let unit = layout.unit(column_count);
         let handle = |number: usize| u32::try_from(number.checked_mul(unit)?).ok();
         Some(Table {
             columns,
