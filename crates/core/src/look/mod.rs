@@ -409,7 +409,7 @@ impl Walker<'_> {
                 found = Some((hit.kind, lines_before + hit.line));
                 return false;
             }
-            lines_before += count_lines(piece);
+            lines_before += crate::secrets::count_lines(piece);
             true
         };
         let pieces = self
@@ -603,16 +603,6 @@ impl Walker<'_> {
         }
         Ok(())
     }
-}
-
-/// The `\n` bytes of `bytes`, counted in runs short enough for a byte
-/// to hold each run's count: the form compilers turn into vector
-/// instructions (a count byte by byte took five instructions a byte).
-fn count_lines(bytes: &[u8]) -> usize {
-    bytes
-        .chunks(255)
-        .map(|run| usize::from(run.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
-        .sum()
 }
 
 /// Whether `name` matches a shell glob's part: `*`, `?`, `[…]` (with `!`

@@ -67,6 +67,7 @@ pub use placeholder::is_placeholder;
 
 use crate::error::TaxonomyError;
 use detector::Detector;
+pub(crate) use gate::count_lines;
 use gate::{Gate, GatedLine};
 
 /// The detectors, each compiled on first use.
