@@ -67,6 +67,7 @@ pub use placeholder::is_placeholder;
 
 use crate::error::TaxonomyError;
 use detector::Detector;
+#[cfg(feature = "look")]
 pub(crate) use gate::count_lines;
 use gate::{Gate, GatedLine};
 
