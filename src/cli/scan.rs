@@ -792,6 +792,30 @@ impl Job<'_> {
         }
     }
 
+    /// A command's label for a summary or table, and, when it is unknown,
+    /// the first command's name, which they count. The label's reasons are
+    /// built only where a failure report may print them.
+    fn counted(&self, command: &str, ctx: &toolgate::Context) -> (Label, Option<String>) {
+        use toolgate::classify::{Detail, Options};
+        let options = Options {
+            context: *ctx,
+            detail: if self.collect {
+                Detail::Label
+            } else {
+                Detail::Named
+            },
+            reach: false,
+        };
+        let a = self.classifier.assess(command, &options);
+        let word = (a.label.class == Class::Unknown)
+            .then(|| {
+                let name = a.first_command.as_deref()?;
+                Some(name.split(' ').next().unwrap_or("").to_string())
+            })
+            .flatten();
+        (a.label, word)
+    }
+
     /// Labels, decides, counts and renders one command a whole input's
     /// reader found.
     fn judge(
@@ -807,15 +831,8 @@ impl Job<'_> {
         let (label, unknown_word) = match terse {
             Some(label) => (scan_input::adjust(label, found), None),
             None if summary && found.not_shell.is_none() => {
-                let a = self.classifier.analyze_in(&found.classify, &ctx);
-                let word = (a.label.class == Class::Unknown)
-                    .then(|| {
-                        a.commands
-                            .first()
-                            .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
-                    })
-                    .flatten();
-                (scan_input::adjust(a.label, found), word)
+                let (label, word) = self.counted(&found.classify, &ctx);
+                (scan_input::adjust(label, found), word)
             }
             None => (scan_input::label(self.classifier, found, self.cwd), None),
         };
@@ -876,15 +893,7 @@ impl Job<'_> {
         let summary = matches!(self.format, ScanFormat::Summary | ScanFormat::Table);
         let ctx = toolgate::Context { cwd };
         let (mut label, unknown_word) = if summary {
-            let a = self.classifier.analyze_in(text, &ctx);
-            let word = (a.label.class == Class::Unknown)
-                .then(|| {
-                    a.commands
-                        .first()
-                        .map(|c| c.command.split(' ').next().unwrap_or("").to_string())
-                })
-                .flatten();
-            (a.label, word)
+            self.counted(text, &ctx)
         } else {
             let label = terse.unwrap_or_else(|| self.classifier.classify_terse_in(text, &ctx));
             (label, None)

@@ -69,6 +69,12 @@ pub struct Analysis {
     /// What the command would read, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reach: Option<crate::reach::Reach>,
+    /// The name of the first command examined, wrappers peeled (`find` for
+    /// `sudo find . | wc -l`), for every [`Detail`](super::Detail) but
+    /// `Terse`: what a summary of unknown commands counts. (Not in
+    /// `explain`'s output, whose `commands` already show it.)
+    #[serde(skip)]
+    pub first_command: Option<String>,
 }
 
 /// A label and whether a compound command's every part is safe.

@@ -215,7 +215,7 @@ impl Classifier {
         let (detail, ctx) = (options.detail, options.context);
         if is_blank(command) {
             return Analysis {
-                label: Label::unknown(if detail == Detail::Terse {
+                label: Label::unknown(if matches!(detail, Detail::Terse | Detail::Named) {
                     ""
                 } else {
                     "empty command"
@@ -226,6 +226,7 @@ impl Classifier {
                 every_part_safe: false,
                 look_clears: false,
                 reach: None,
+                first_command: None,
             };
         }
         // The thread's buffers, borrowed where they are (moving them in
@@ -384,6 +385,10 @@ pub enum Detail {
     /// The label, with an unknown label's reason left empty (bulk output
     /// that shows no reason for unknown commands).
     Terse,
+    /// [`Terse`](Detail::Terse)'s label, and the first command's name
+    /// ([`Analysis::first_command`]): what a summary of unknown commands
+    /// counts, without building reasons it does not show.
+    Named,
     /// The label.
     #[default]
     Label,

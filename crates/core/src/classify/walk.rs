@@ -46,6 +46,8 @@ pub(super) struct Walk<'c, 's> {
     /// Keep the reasons the command cannot be safe (all but a terse
     /// classification, whose unknown label has none).
     pub(super) reasons: bool,
+    /// Keep the first command's name (all but a terse classification).
+    pub(super) named: bool,
     /// Some reason rules out a safe verdict (kept or not).
     pub(super) refused: bool,
     /// Judge a top-level list or pipeline part by part.
@@ -59,7 +61,8 @@ pub(super) struct Walk<'c, 's> {
     pub(super) worst: Option<(BlastRadius, usize)>,
     /// The worst finding is a guard-tamper one, which no other replaces.
     pub(super) worst_guard: bool,
-    /// The first command word examined, for the "no entry" reason.
+    /// The first command word examined, for the "no entry" reason (and
+    /// [`Analysis::first_command`](super::Analysis::first_command)).
     pub(super) first_name: Option<CompactString>,
     pub(super) not_safe: Vec<Cow<'static, str>>,
     /// The spec that explained the single top-level command.
@@ -105,7 +108,8 @@ impl<'c, 's> Walk<'c, 's> {
         Walk {
             c,
             explain: detail == Detail::Explain,
-            reasons: detail != Detail::Terse,
+            reasons: !matches!(detail, Detail::Terse | Detail::Named),
+            named: detail != Detail::Terse,
             refused: false,
             by_parts: matches!(detail, Detail::Parts | Detail::Explain),
             parts: Parts::default(),
@@ -384,7 +388,7 @@ impl<'c, 's> Walk<'c, 's> {
         }
         if self.invocations > 1 {
             self.refuse_whole("more than one command");
-        } else if self.reasons {
+        } else if self.named {
             self.first_name = Some(CompactString::new(&inv.name));
         }
         if !inv.keeps_safe {
@@ -668,6 +672,7 @@ impl<'c, 's> Walk<'c, 's> {
             every_part_safe: every_part_safe && !self.parts.look,
             look_clears,
             reach: self.reach,
+            first_command: self.first_name.map(String::from),
         }
     }
 }
