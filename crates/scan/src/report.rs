@@ -234,38 +234,21 @@ fn field(out: &mut Vec<u8>, key: &'static [u8], value: &str) {
 
 /// How many leading bytes need no JSON escape (none is `"`, `\\` or a
 /// control byte below 0x20): sixteen bytes at a time with no early exit
-/// inside them, which the compiler turns into vector compares; the last
-/// bytes are one more such chunk (the final sixteen, or the string padded
-/// with spaces), so that only a chunk holding an escape is searched byte
+/// inside them, which the compiler turns into vector compares, then byte
 /// by byte. (Hand-written SSE2 did no better: BENCHMARKS.md, "Tricks".)
 fn plain_prefix(bytes: &[u8]) -> usize {
-    const CHUNK: usize = 16;
-    let escaped = |b: &u8| *b < 0x20 || *b == b'"' || *b == b'\\';
-    let clean = |chunk: &[u8]| !chunk.iter().fold(false, |any, b| any | escaped(b));
+    let escaped = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
     let mut at = 0;
-    for chunk in bytes.chunks_exact(CHUNK) {
-        if !clean(chunk) {
-            return at + chunk.iter().position(escaped).unwrap_or(CHUNK);
+    for chunk in bytes.chunks_exact(16) {
+        if chunk.iter().fold(false, |any, &b| any | escaped(b)) {
+            break;
         }
-        at += CHUNK;
+        at += 16;
     }
-    // Fewer than sixteen bytes are left: check them as one chunk, the
-    // final sixteen bytes (some already found clean) or, in a shorter
-    // string, the string padded with spaces.
-    let rest = &bytes[at..];
-    let rest_is_clean = match bytes.len().checked_sub(CHUNK) {
-        _ if rest.is_empty() => true,
-        Some(start) => clean(&bytes[start..]),
-        None => {
-            let mut padded = [b' '; CHUNK];
-            padded[..rest.len()].copy_from_slice(rest);
-            clean(&padded)
-        }
-    };
-    if rest_is_clean {
-        return bytes.len();
-    }
-    at + rest.iter().position(escaped).unwrap_or(rest.len())
+    at + bytes[at..]
+        .iter()
+        .position(|&b| escaped(b))
+        .unwrap_or(bytes.len() - at)
 }
 
 /// Appends `s` as a JSON string, escaped as serde_json escapes it (a test
