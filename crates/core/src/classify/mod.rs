@@ -52,6 +52,42 @@ mod tests {
     }
 
     #[test]
+    fn a_named_assessment_is_the_terse_label_and_the_first_command() {
+        let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+        let at = |detail| Options {
+            context: Context::default(),
+            detail,
+            reach: false,
+        };
+        for (command, first) in [
+            ("sudo find . -name '*.log' | wc -l", Some("find")),
+            ("git status", Some("git")),
+            ("rm -rf build && make", Some("rm")),
+            ("FOO=1 env -i /usr/bin/ls -l", Some("ls")),
+            // The substitution runs first.
+            ("echo $(whoami)", Some("whoami")),
+            ("frobnicate --all", Some("frobnicate")),
+            ("   ", None),
+        ] {
+            let named = c.assess(command, &at(Detail::Named));
+            let terse = c.assess(command, &at(Detail::Terse));
+            let full = c.assess(command, &at(Detail::Explain));
+            assert_eq!(named.label, terse.label, "{command}");
+            assert_eq!(named.first_command.as_deref(), first, "{command}");
+            // The name is the first command `explain` examined, and
+            // only a terse assessment leaves it out.
+            let examined = full.commands.first().map(|e| e.command.split(' ').next());
+            assert_eq!(examined.flatten(), first, "{command}");
+            assert_eq!(terse.first_command, None, "{command}");
+            assert_eq!(
+                (named.label.class, named.label.blast_radius),
+                (full.label.class, full.label.blast_radius),
+                "{command}"
+            );
+        }
+    }
+
+    #[test]
     fn a_relative_target_lands_where_cd_moved() {
         use BlastRadius::{High, Low, Medium};
         let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
