@@ -34,6 +34,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=50, help="rounds (default 50)")
     parser.add_argument("--threads", default="1", help="scan --threads (default 1)")
     parser.add_argument(
+        "--format", default="jsonl", help="scan --format (default jsonl, what a pipe gets)"
+    )
+    parser.add_argument(
         "--hook", action="store_true", help="the input is a hook payload for `hook --protocol claude`"
     )
     parser.add_argument("binaries", nargs="+", help="toolgate binaries; the first is the base")
@@ -55,7 +58,7 @@ def main() -> int:
             payload = f.read()
         calls = 10
     else:
-        command = ["scan", args.input, "--format", "jsonl", "--threads", args.threads]
+        command = ["scan", args.input, "--format", args.format, "--threads", args.threads]
         payload = None
         calls = 1
     for i in range(args.runs):
