@@ -120,7 +120,7 @@ pub use toolgate_core::look;
 pub use toolgate_core::reach;
 
 #[cfg(feature = "cli")]
-pub use toolgate_agents::{client, decision_log, hook, install};
+pub use toolgate_agents::{client, decision_log, hook, install, rule_line};
 
 #[cfg(feature = "cli")]
 pub use toolgate_scan::{findings, input as scan_input, report};

@@ -7,9 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 use toolgate::client::by_name;
+use toolgate::decision_log::Trace;
 use toolgate::decision_log::{format_rfc3339, DecisionLog, Entry};
 use toolgate::gate::Decision;
-use toolgate::hook::Trace;
 
 use crate::util;
 

@@ -106,7 +106,7 @@ pub fn run(
             writeln!(
                 out,
                 "to allow it: {} (the guard mode leaves it to your client's own permissions; balanced and strict ask for it)",
-                toolgate::hook::allow_line(command)
+                toolgate::rule_line::allow_line(command)
             )?;
         } else if let Some(advice) = (!a.every_part_safe)
             .then(|| toolgate::hook::compound_advice(classifier, command, ctx))

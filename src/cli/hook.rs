@@ -21,11 +21,9 @@ use std::time::SystemTime;
 
 use clap::Args as ClapArgs;
 use toolgate::client::{self, Client, CLIENTS};
-use toolgate::decision_log::{state_dir, DecisionLog, Entry};
+use toolgate::decision_log::{state_dir, DecisionLog, Entry, Trace};
 use toolgate::gate::{CompoundPolicy, Gate};
-use toolgate::hook::{
-    self, fail_closed_traced, Answer, HookConfig, HookOptions, ProjectPolicy, Trace,
-};
+use toolgate::hook::{self, fail_closed_traced, Answer, HookConfig, HookOptions, ProjectPolicy};
 use toolgate::install::Env;
 use toolgate::Classifier;
 

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context as _};
 use clap::Args as ClapArgs;
 use toolgate::gate::Rule;
-use toolgate::hook::{add_rule, allow_rule_line, policy, HookConfig, ProjectPolicy};
+use toolgate::hook::{add_rule, policy, HookConfig, ProjectPolicy};
 use toolgate::install::{Applied, Change, Env};
+use toolgate::rule_line::allow_rule_line;
 
 /// Which list a rule goes into.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +79,7 @@ pub fn run(list: List, args: RuleArgs, out: &mut dyn Write) -> anyhow::Result<bo
     {
         let each: Vec<String> = parts
             .iter()
-            .map(|p| format!("`{}`", toolgate::hook::allow_line(p)))
+            .map(|p| format!("`{}`", toolgate::rule_line::allow_line(p)))
             .collect();
         bail!(
             "`{}` names a list or pipeline (`&&`, `||`, `;`, `|`), and an allow rule covers one plain command, so it would never match. \

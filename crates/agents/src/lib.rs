@@ -12,3 +12,4 @@ pub mod decision_log;
 pub mod hook;
 pub mod install;
 pub mod place;
+pub mod rule_line;

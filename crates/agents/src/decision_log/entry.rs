@@ -3,11 +3,13 @@
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::mask::{mask_secrets, mask_value};
 use super::time::{format_rfc3339, parse_rfc3339};
-use crate::hook::Trace;
+use crate::client::Client;
 use toolgate_core::gate::Decision;
+use toolgate_core::label::Class;
 
 /// The longest command (or argument text) written, in bytes: a line stays
 /// small, so a 1 MiB payload cannot fill the log in one call.
@@ -15,6 +17,37 @@ const MAX_COMMAND: usize = 4096;
 
 /// The longest reason written, in bytes.
 const MAX_REASON: usize = 1024;
+
+/// What an answer decided and about which call: the facts the decision
+/// log records ([`Entry::new`] masks them). Fields
+/// the answer did not get as far as knowing stay empty.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Trace {
+    /// The client, when known.
+    pub client: Option<&'static dyn Client>,
+    /// The client's session id ([`session_id`]).
+    pub session: Option<String>,
+    /// The call's working directory.
+    pub cwd: Option<String>,
+    /// The tool called.
+    pub tool: Option<String>,
+    /// A shell call's command (several: one a line), unmasked.
+    pub command: Option<String>,
+    /// A non-shell call's arguments, unmasked.
+    pub args: Option<Value>,
+    /// The call's label class.
+    pub label: Option<Class>,
+    /// The label's taxonomy category (`fs-delete`, `git-read`), when it
+    /// has one.
+    pub category: Option<String>,
+    /// What the answer said, after `--headless`; `None` when it left the
+    /// call to the client or only labelled it.
+    pub decision: Option<Decision>,
+    /// What decided: a verdict's source, `fail_closed` or `no_opinion`.
+    pub source: String,
+    /// The answer's reason.
+    pub reason: String,
+}
 
 /// One hook answer as logged.
 ///

@@ -109,7 +109,7 @@ pub fn suggest<'e>(entries: impl IntoIterator<Item = &'e Entry>, limit: usize) -
         .map(|(command, count)| Suggestion {
             command: command.to_string(),
             count,
-            line: crate::hook::allow_line(command),
+            line: crate::rule_line::allow_line(command),
         })
         .collect();
     out.sort_by(|a, b| {

@@ -22,7 +22,7 @@ mod mask;
 mod store;
 mod time;
 
-pub use entry::{Entry, Filter};
+pub use entry::{Entry, Filter, Trace};
 pub use learn::{stats, suggest, Stats, Suggestion};
 pub use mask::{mask_secrets, mask_value, MASK};
 pub use store::{state_dir, DecisionLog, LogError, DEFAULT_MAX_BYTES, FILE_NAME};

@@ -20,6 +20,7 @@ use std::io::Read;
 use serde_json::Value;
 
 use crate::client::{detect, session_id, Call, Client, Request};
+use crate::decision_log::Trace;
 use client_mode::ClientMode;
 use toolgate_core::gate::{Decision, Gate, Verdict};
 use toolgate_core::guard_paths::is_file_edit_tool;
@@ -44,37 +45,6 @@ pub struct HookOptions {
     pub headless: bool,
     /// The docker-agent protocol only: attach the label, decide nothing.
     pub label_only: bool,
-}
-
-/// What an answer decided and about which call: the facts the decision
-/// log records ([`crate::decision_log::Entry::new`] masks them). Fields
-/// the answer did not get as far as knowing stay empty.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Trace {
-    /// The client, when known.
-    pub client: Option<&'static dyn Client>,
-    /// The client's session id ([`session_id`]).
-    pub session: Option<String>,
-    /// The call's working directory.
-    pub cwd: Option<String>,
-    /// The tool called.
-    pub tool: Option<String>,
-    /// A shell call's command (several: one a line), unmasked.
-    pub command: Option<String>,
-    /// A non-shell call's arguments, unmasked.
-    pub args: Option<Value>,
-    /// The call's label class.
-    pub label: Option<Class>,
-    /// The label's taxonomy category (`fs-delete`, `git-read`), when it
-    /// has one.
-    pub category: Option<String>,
-    /// What the answer said, after `--headless`; `None` when it left the
-    /// call to the client or only labelled it.
-    pub decision: Option<Decision>,
-    /// What decided: a verdict's source, `fail_closed` or `no_opinion`.
-    pub source: String,
-    /// The answer's reason.
-    pub reason: String,
 }
 
 /// Turns an ask into a deny in a headless run, saying so.
@@ -505,7 +475,7 @@ fn how_to_stop_asking(
 /// part is safe and `compound = "every-part-safe"` lets the whole through,
 /// or the parts not safe on their own are named, each with the rule that
 /// allows it when run alone. `None` for a single command (its rule is
-/// [`allow_line`]).
+/// [`allow_line`](crate::rule_line::allow_line)).
 ///
 /// ```
 /// use toolgate_agents::hook::compound_advice;
@@ -566,22 +536,7 @@ fn rule_for(command: &str) -> Option<String> {
     }
     toolgate_core::gate::Rule::parse(&format!("shell:cmd={}", command.trim()))
         .is_ok_and(|rule| rule.grants("shell", &serde_json::json!({ "cmd": command }), true))
-        .then(|| allow_line(command))
-}
-
-/// The `toolgate allow` line that allows exactly `command` (the shell
-/// tool's rule: `shell:cmd=COMMAND`), quoted for a POSIX shell.
-///
-/// ```
-/// assert_eq!(toolgate_agents::hook::allow_line("npm test"), "toolgate allow 'shell:cmd=npm test'");
-/// ```
-pub fn allow_line(command: &str) -> String {
-    allow_rule_line(&format!("shell:cmd={}", command.trim()))
-}
-
-/// `toolgate allow RULE`, quoted for a POSIX shell.
-pub fn allow_rule_line(rule: &str) -> String {
-    format!("toolgate allow {}", shell_words::quote(rule))
+        .then(|| crate::rule_line::allow_line(command))
 }
 
 /// An allowed call that runs git where git would take a committed bare
