@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use super::analysis::{Analysis, Assessment};
-use super::walk::{keeps_buffers, Walk};
+use super::walk::{keeps_buffers, Keep, Scratch, Walk};
 use crate::error::{EmbeddedTaxonomyError, TaxonomyError};
 use crate::label::{Class, Label};
 use crate::matcher::Matcher;
@@ -278,7 +278,8 @@ impl Classifier {
                 labels.push(if is_blank(text) {
                     Label::unknown("")
                 } else {
-                    let mut walk = Walk::new(self, Detail::Terse, scratch, ctx);
+                    let mut walk =
+                        Walk::new(&self.tax, &self.matcher, keep(Detail::Terse), scratch, ctx);
                     walk.parsed(script, 0, None);
                     walk.finish().label
                 });
@@ -298,7 +299,7 @@ impl Classifier {
         scratch: &mut Scratch,
         ctx: Context<'x>,
     ) -> Analysis {
-        let mut walk = Walk::new(self, options.detail, scratch, ctx);
+        let mut walk = Walk::new(&self.tax, &self.matcher, keep(options.detail), scratch, ctx);
         if options.reach {
             walk.reach = Some(crate::reach::Reach::default());
         }
@@ -360,19 +361,14 @@ pub fn classify_bytes(command: &[u8]) -> Label {
     }
 }
 
-/// Buffers a classification borrows from its thread and gives back, so
-/// that a scan allocates them once per thread rather than per command.
-#[derive(Default)]
-pub(super) struct Scratch {
-    /// Rule indices matched.
-    pub(super) hits: Vec<usize>,
-    /// The canonical form's text.
-    pub(super) canon: String,
-    /// The script read last, whose buffers the next one reuses.
-    pub(super) script: Script,
-    /// The scripts of a run of commands read ahead of judging them
-    /// ([`Classifier::classify_terse_all`]), kept for the next run.
-    pub(super) read_ahead: Vec<Script>,
+/// What a walk keeps for a level of detail.
+fn keep(detail: Detail) -> Keep {
+    Keep {
+        explain: detail == Detail::Explain,
+        reasons: !matches!(detail, Detail::Terse | Detail::Named),
+        named: detail != Detail::Terse,
+        by_parts: matches!(detail, Detail::Parts | Detail::Explain),
+    }
 }
 
 thread_local! {

@@ -23,8 +23,7 @@ impl Walk<'_, '_> {
         // An entry that cannot be read counts as the worst radius: a
         // finding is never lost.
         let radius = radius.unwrap_or_else(|| {
-            self.c
-                .tax
+            self.tax
                 .entry_radius(rule_index)
                 .map_or(BlastRadius::Unknown, |(_, r)| r)
         });
@@ -54,7 +53,7 @@ impl Walk<'_, '_> {
         if !self.explain || !self.seen.insert((rule_index, matched.to_string())) {
             return;
         }
-        let entry = self.c.tax.entry(rule_index);
+        let entry = self.tax.entry(rule_index);
         self.findings.push(Finding {
             rule: entry
                 .as_ref()
@@ -69,7 +68,7 @@ impl Walk<'_, '_> {
 
     /// Is entry `rule_index` of the [`GUARD_TAMPER`](crate::guard_paths::GUARD_TAMPER) category?
     pub(super) fn is_guard_entry(&self, rule_index: usize) -> bool {
-        self.c.tax.entry_category(rule_index) == Some(crate::guard_paths::GUARD_TAMPER)
+        self.tax.entry_category(rule_index) == Some(crate::guard_paths::GUARD_TAMPER)
     }
 
     /// For an entry that writes, modifies or deletes files: the radius of
@@ -82,11 +81,11 @@ impl Walk<'_, '_> {
         landing: &mut Option<Landing>,
     ) -> Option<BlastRadius> {
         // (The category alone settles most entries: no record decoded.)
-        let category = self.c.tax.entry_category(rule_index)?;
+        let category = self.tax.entry_category(rule_index)?;
         if !crate::landing::BY_TARGET.contains(&category) {
             return None;
         }
-        let (_, entry_radius) = self.c.tax.entry_radius(rule_index)?;
+        let (_, entry_radius) = self.tax.entry_radius(rule_index)?;
         let landing = landing.get_or_insert_with(|| self.landing(inv));
         let radius = landing.places.radius(entry_radius);
         Some(match landing.somewhere {

@@ -80,10 +80,9 @@ impl Walk<'_, '_> {
         display: &str,
         hits: &mut Vec<usize>,
     ) {
-        let tax = &self.c.tax;
+        let tax = self.tax;
         let canon = canonical_with(inv, spec, tax, String::new());
         if self
-            .c
             .matcher
             .command_matches(tax, groups, &canon, hits)
             .is_err()
@@ -165,9 +164,8 @@ impl Walk<'_, '_> {
             plain_name: true,
             ..Invocation::default()
         };
-        let c = self.c;
-        let groups = c.matcher.groups_for(&c.matcher.destructive, "rm");
-        let spec = normalize::command_spec(&as_rm, &c.tax);
+        let groups = self.matcher.groups_for(&self.matcher.destructive, "rm");
+        let spec = normalize::command_spec(&as_rm, self.tax);
         self.find_guard_entries(&as_rm, spec, &groups, &inv.display(), hits);
     }
 }

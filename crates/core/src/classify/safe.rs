@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use super::analysis::Examined;
-use super::walk::Walk;
+use super::walk::{moved_cwd_of, Walk};
 use crate::normalize::{self, Invocation};
 use crate::shell::Word;
 
@@ -14,7 +14,7 @@ pub const HELP_CATEGORY: &str = "help";
 /// The category of a call that only asks for a version.
 pub const VERSION_CATEGORY: &str = "version";
 /// Its reason.
-pub(super) const HELP_REASON: &str = "prints its help or version and exits";
+const HELP_REASON: &str = "prints its help or version and exits";
 
 /// The category of a help request by its last word: `--version`, `-V`,
 /// `-v` and `version` ask for a version.
@@ -46,7 +46,7 @@ impl Walk<'_, '_> {
         broken: bool,
         examined: &mut Option<Examined>,
     ) {
-        let tax = &self.c.tax;
+        let tax = self.tax;
         // Safe entries decide a label only for the one top-level command of
         // a command nothing has yet ruled out; `explain` shows them always.
         let may_be_safe =
@@ -239,7 +239,7 @@ impl Walk<'_, '_> {
                         }
                         if top {
                             self.safe_spec = Some(v);
-                            self.help_category = category;
+                            self.help = category.map(|c| (c, HELP_REASON));
                         }
                         if part_top {
                             self.parts.safe = true;
@@ -285,69 +285,4 @@ impl Walk<'_, '_> {
             self.parts.moved = true;
         }
     }
-}
-
-/// The judgement of a top-level list or pipeline part by part.
-#[derive(Default)]
-pub(super) struct Parts {
-    /// Every part so far was safe on its own (false until a list or
-    /// pipeline of simple commands is being read).
-    pub(super) every_safe: bool,
-    /// A part is being examined.
-    pub(super) active: bool,
-    /// Some reason rules out the current part.
-    pub(super) refused: bool,
-    /// Commands examined for the current part (wrapped and nested ones
-    /// included).
-    pub(super) invocations: usize,
-    /// A spec explained the current part's words.
-    pub(super) safe: bool,
-    /// An earlier part moved the shell out of the working directory into
-    /// one of its subdirectories.
-    pub(super) moved: bool,
-    /// Where the current part runs, when an earlier `cd` moved the shell:
-    /// its paths are judged from there.
-    pub(super) dir: Option<String>,
-    /// An earlier `cd` went where nobody can follow.
-    pub(super) lost: bool,
-    /// The current part's index in the list or pipeline.
-    pub(super) index: usize,
-    /// Some part is safe only once a look clears its reads.
-    pub(super) look: bool,
-}
-
-impl Parts {
-    pub(super) fn begin(&mut self) {
-        self.active = true;
-        self.refused = false;
-        self.invocations = 0;
-        self.safe = false;
-    }
-
-    pub(super) fn end(&mut self) {
-        // A part after a `cd` nobody can follow reads relative paths from
-        // who knows where.
-        self.every_safe &= self.safe && !self.refused && !self.lost;
-        self.active = false;
-        self.index += 1;
-    }
-}
-
-/// The working directory a part runs in after `cd DIR` (as written): the
-/// call's own joined with it. Where the call's is not known, a relative
-/// move is judged below a stand-in root, so that the folder moved into
-/// still counts for the secret check (`cd secrets && cat key.txt`), and an
-/// absolute path stays outside any known place.
-pub(super) fn moved_cwd_of(cwd: Option<&str>, dir: &str) -> String {
-    const UNKNOWN: &str = "/\u{1}working-directory";
-    // In a home directory every secret is a relative path away: judged
-    // from the root, which no read passes.
-    if dir.starts_with('~') {
-        return "/".to_string();
-    }
-    if dir.starts_with('/') {
-        return dir.to_string();
-    }
-    let base = cwd.unwrap_or(UNKNOWN).trim_end_matches('/');
-    format!("{base}/{dir}")
 }

@@ -11,12 +11,12 @@ use compact_str::CompactString;
 use rustc_hash::FxHashSet;
 
 use super::analysis::{Analysis, Examined, Finding};
-use super::classifier::{Classifier, Detail, Scratch};
 use super::feeds::stdin_feeds;
-use super::safe::{Parts, HELP_REASON};
 use crate::label::{BlastRadius, Class, Label, Origin};
+use crate::matcher::Matcher;
 use crate::normalize::{self, canonical_with, Canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
+use crate::taxonomy::Taxonomy;
 
 /// The longest here-document or here-string body a safe command may be
 /// fed: bash 5.1 and later hand a body that fits in a pipe (a page is
@@ -39,7 +39,8 @@ const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
 
 /// State of one classification.
 pub(super) struct Walk<'c, 's> {
-    pub(super) c: &'c Classifier,
+    pub(super) tax: &'c Taxonomy,
+    pub(super) matcher: &'c Matcher,
     /// Keep what `explain` shows (the commands examined, every finding);
     /// plain classification only needs the worst finding.
     pub(super) explain: bool,
@@ -69,9 +70,9 @@ pub(super) struct Walk<'c, 's> {
     pub(super) safe_spec: Option<crate::spec::Verdict<'c>>,
     /// Where the command runs.
     pub(super) ctx: crate::spec::Context<'c>,
-    /// For a help or version request: its category, which of the two it
-    /// asks for.
-    pub(super) help_category: Option<&'static str>,
+    /// For a help or version request: its category (which of the two it
+    /// asks for) and reason, which the label takes in place of the spec's.
+    pub(super) help: Option<(&'static str, &'static str)>,
     pub(super) invocations: usize,
     /// Buffers reused from one command to the next on this thread.
     pub(super) scratch: &'s mut Scratch,
@@ -98,20 +99,36 @@ pub(super) struct Walk<'c, 's> {
     pub(super) safe_after_look: bool,
 }
 
+/// What a walk keeps of what it sees, as the caller's
+/// [`Detail`](super::Detail) asks.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Keep {
+    /// Everything `explain` shows.
+    pub explain: bool,
+    /// The reasons a command cannot be safe.
+    pub reasons: bool,
+    /// The first command's name.
+    pub named: bool,
+    /// Whether each part of a list or pipeline is safe on its own.
+    pub by_parts: bool,
+}
+
 impl<'c, 's> Walk<'c, 's> {
     pub(super) fn new(
-        c: &'c Classifier,
-        detail: Detail,
+        tax: &'c Taxonomy,
+        matcher: &'c Matcher,
+        keep: Keep,
         scratch: &'s mut Scratch,
         ctx: crate::spec::Context<'c>,
     ) -> Walk<'c, 's> {
         Walk {
-            c,
-            explain: detail == Detail::Explain,
-            reasons: !matches!(detail, Detail::Terse | Detail::Named),
-            named: detail != Detail::Terse,
+            tax,
+            matcher,
+            explain: keep.explain,
+            reasons: keep.reasons,
+            named: keep.named,
             refused: false,
-            by_parts: matches!(detail, Detail::Parts | Detail::Explain),
+            by_parts: keep.by_parts,
             parts: Parts::default(),
             commands: Vec::new(),
             findings: Vec::new(),
@@ -121,7 +138,7 @@ impl<'c, 's> Walk<'c, 's> {
             not_safe: Vec::new(),
             safe_spec: None,
             ctx,
-            help_category: None,
+            help: None,
             invocations: 0,
             scratch,
             seen: FxHashSet::default(),
@@ -233,7 +250,7 @@ impl<'c, 's> Walk<'c, 's> {
                 )
             });
         }
-        let feeds = stdin_feeds(script, &self.c.tax);
+        let feeds = stdin_feeds(script, self.tax);
         for (i, cmd) in script.commands.iter().enumerate() {
             let (stdin, source) = match feeds.as_ref().and_then(|f| f.get(i)) {
                 Some((stdin, source)) => (stdin.as_deref(), *source),
@@ -276,7 +293,7 @@ impl<'c, 's> Walk<'c, 's> {
                     let moved;
                     let ctx = match &dir {
                         Some(d) => {
-                            moved = super::safe::moved_cwd_of(self.ctx.cwd, d);
+                            moved = moved_cwd_of(self.ctx.cwd, d);
                             crate::spec::Context {
                                 cwd: Some(moved.as_str()),
                             }
@@ -364,7 +381,7 @@ impl<'c, 's> Walk<'c, 's> {
                 self.refuse_safe("a here-document or here-string so long that the shell writes it to a temporary file");
             }
         }
-        let inv = normalize::peel(&cmd.words, &self.c.tax);
+        let inv = normalize::peel(&cmd.words, self.tax);
         self.invocation(inv, stdin, source, depth, via, Some(&cmd.words));
     }
 
@@ -405,8 +422,7 @@ impl<'c, 's> Walk<'c, 's> {
         if inv.name == "cd" || inv.name == "pushd" {
             self.note_move(&inv);
         }
-        let c = self.c;
-        let (tax, m) = (&c.tax, &c.matcher);
+        let (tax, m) = (self.tax, self.matcher);
         // The groups are looked up once; the canonical form is built only
         // when one will search it (or for `explain`): about half of all
         // commands have no group at all.
@@ -525,7 +541,7 @@ impl<'c, 's> Walk<'c, 's> {
                     if words.is_empty() {
                         continue;
                     }
-                    let inner = normalize::peel(&words, &self.c.tax);
+                    let inner = normalize::peel(&words, self.tax);
                     self.invocation(inner, None, None, depth + 1, Some(&runner), None);
                 }
                 Nested::Code { lang, text } => {
@@ -537,12 +553,7 @@ impl<'c, 's> Walk<'c, 's> {
                     let mut hits = Vec::new();
                     // Keywords in literals and comments are data.
                     let code = normalize::executable_sql(&text);
-                    if let Err(e) = self
-                        .c
-                        .matcher
-                        .sql
-                        .matches_into(&self.c.tax, &code, &mut hits)
-                    {
+                    if let Err(e) = self.matcher.sql.matches_into(self.tax, &code, &mut hits) {
                         self.refuse_safe_with(|| format!("taxonomy error: {e}"));
                     }
                     for h in hits {
@@ -569,12 +580,7 @@ impl<'c, 's> Walk<'c, 's> {
 
     pub(super) fn code(&mut self, lang: &str, text: &str, depth: usize) {
         let mut hits = Vec::new();
-        if let Err(e) = self
-            .c
-            .matcher
-            .code
-            .matches_into(&self.c.tax, text, &mut hits)
-        {
+        if let Err(e) = self.matcher.code.matches_into(self.tax, text, &mut hits) {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
         for h in hits {
@@ -597,7 +603,7 @@ impl<'c, 's> Walk<'c, 's> {
     }
 
     pub(super) fn finish(mut self) -> Analysis {
-        let tax = &self.c.tax;
+        let tax = self.tax;
         let mut look_clears_one = false;
         let label = if let Some((radius, rule_index)) = self.worst {
             match tax.entry_category_reason(rule_index) {
@@ -625,8 +631,8 @@ impl<'c, 's> Walk<'c, 's> {
             let needs = self.reach.as_ref().map(|r| r.needs_look.join("; "));
             Label::unknown(needs.unwrap_or_default())
         } else if let (false, Some(v)) = (self.refused, self.safe_spec) {
-            let (category, reason) = if let Some(category) = self.help_category {
-                (Cow::Borrowed(category), Cow::Borrowed(HELP_REASON))
+            let (category, reason) = if let Some((category, reason)) = self.help {
+                (Cow::Borrowed(category), Cow::Borrowed(reason))
             } else {
                 (v.spec.category.clone(), v.spec.reason.clone())
             };
@@ -699,4 +705,84 @@ fn excerpt(text: &str) -> String {
         }
         format!("{}...", &one_line[..end])
     }
+}
+
+/// The judgement of a top-level list or pipeline part by part.
+#[derive(Default)]
+pub(super) struct Parts {
+    /// Every part so far was safe on its own (false until a list or
+    /// pipeline of simple commands is being read).
+    pub(super) every_safe: bool,
+    /// A part is being examined.
+    pub(super) active: bool,
+    /// Some reason rules out the current part.
+    pub(super) refused: bool,
+    /// Commands examined for the current part (wrapped and nested ones
+    /// included).
+    pub(super) invocations: usize,
+    /// A spec explained the current part's words.
+    pub(super) safe: bool,
+    /// An earlier part moved the shell out of the working directory into
+    /// one of its subdirectories.
+    pub(super) moved: bool,
+    /// Where the current part runs, when an earlier `cd` moved the shell:
+    /// its paths are judged from there.
+    pub(super) dir: Option<String>,
+    /// An earlier `cd` went where nobody can follow.
+    pub(super) lost: bool,
+    /// The current part's index in the list or pipeline.
+    pub(super) index: usize,
+    /// Some part is safe only once a look clears its reads.
+    pub(super) look: bool,
+}
+
+impl Parts {
+    pub(super) fn begin(&mut self) {
+        self.active = true;
+        self.refused = false;
+        self.invocations = 0;
+        self.safe = false;
+    }
+
+    pub(super) fn end(&mut self) {
+        // A part after a `cd` nobody can follow reads relative paths from
+        // who knows where.
+        self.every_safe &= self.safe && !self.refused && !self.lost;
+        self.active = false;
+        self.index += 1;
+    }
+}
+
+/// The working directory a part runs in after `cd DIR` (as written): the
+/// call's own joined with it. Where the call's is not known, a relative
+/// move is judged below a stand-in root, so that the folder moved into
+/// still counts for the secret check (`cd secrets && cat key.txt`), and an
+/// absolute path stays outside any known place.
+pub(super) fn moved_cwd_of(cwd: Option<&str>, dir: &str) -> String {
+    const UNKNOWN: &str = "/\u{1}working-directory";
+    // In a home directory every secret is a relative path away: judged
+    // from the root, which no read passes.
+    if dir.starts_with('~') {
+        return "/".to_string();
+    }
+    if dir.starts_with('/') {
+        return dir.to_string();
+    }
+    let base = cwd.unwrap_or(UNKNOWN).trim_end_matches('/');
+    format!("{base}/{dir}")
+}
+
+/// Buffers a classification borrows from its thread and gives back, so
+/// that a scan allocates them once per thread rather than per command.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// Rule indices matched.
+    pub(super) hits: Vec<usize>,
+    /// The canonical form's text.
+    pub(super) canon: String,
+    /// The script read last, whose buffers the next one reuses.
+    pub(super) script: Script,
+    /// The scripts of a run of commands read ahead of judging them
+    /// ([`Classifier::classify_terse_all`]), kept for the next run.
+    pub(super) read_ahead: Vec<Script>,
 }
