@@ -178,7 +178,7 @@ fn ship_automata(
                 kinds.push((kind.clone(), safe, raw.command.as_slice()));
                 compiled.push(match kind {
                     generate::RuleKind::Command => {
-                        generate::structured(safe, &raw.command, raw, &shapes).ok()
+                        generate::structured(&raw.command, raw, &shapes).ok()
                     }
                     _ => Some(generate::Compiled {
                         pattern: generate::raw_pattern(raw).unwrap_or_default().to_string(),

@@ -599,8 +599,8 @@ fn validate_rule(
             post: PostCheck::default(),
         }));
     } else if check_patterns {
-        let c = generate::structured(class == Class::Safe, &raw.command, &raw, shapes)
-            .map_err(|(field, m)| err(field, m))?;
+        let c =
+            generate::structured(&raw.command, &raw, shapes).map_err(|(field, m)| err(field, m))?;
         if let Some(f) = &c.post.forbid {
             check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
         }

@@ -64,7 +64,7 @@ impl Rule {
                     }
                     None => return Err(format!("entry `{}` has no pattern", self.id)),
                 };
-                super::generate::structured(self.class == Class::Safe, &self.commands, raw, shapes)
+                super::generate::structured(&self.commands, raw, shapes)
                     .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
             })
             .as_ref()
