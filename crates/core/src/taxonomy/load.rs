@@ -522,22 +522,10 @@ fn validate_rule(
             "every entry needs at least one near miss it must not match".into(),
         ));
     }
-    if class == Class::Destructive && raw.local_paths {
-        return Err(err(
-            "local_paths",
-            "local_paths restricts safe entries; destructive entries use args".into(),
-        ));
-    }
     if class == Class::Safe && !raw.dry_run.is_empty() {
         return Err(err(
             "dry_run",
             "dry_run lifts destructive entries; a safe entry's forms are its flags".into(),
-        ));
-    }
-    if class == Class::Destructive && raw.allow_flags.is_some() {
-        return Err(err(
-            "allow_flags",
-            "allow_flags is for safe entries; use flags or forbid_flags".into(),
         ));
     }
     // `regex` may come with `command`: the words scope the raw regex, so it
@@ -564,9 +552,7 @@ fn validate_rule(
         || !raw.args.is_empty()
         || !raw.forbid_args.is_empty()
         || raw.max_args.is_some()
-        || raw.min_args.is_some()
-        || raw.allow_flags.is_some()
-        || raw.local_paths;
+        || raw.min_args.is_some();
     let structured = !raw.command.is_empty() && raw.regex.is_none();
     if !structured && structured_only {
         let field = [
@@ -578,8 +564,6 @@ fn validate_rule(
             ("forbid_args", !raw.forbid_args.is_empty()),
             ("max_args", raw.max_args.is_some()),
             ("min_args", raw.min_args.is_some()),
-            ("allow_flags", raw.allow_flags.is_some()),
-            ("local_paths", raw.local_paths),
         ]
         .into_iter()
         .find(|(_, set)| *set)
@@ -771,6 +755,31 @@ near_misses = ["x list"]
                 Err(e) => e.to_string(),
             };
             assert!(got.contains(want), "want {want:?} in {got:?}");
+        }
+    }
+
+    /// The keys only safe entries took (which rule files no longer hold)
+    /// are unknown keys now, reported with the file, line and key like any
+    /// misspelt one.
+    #[test]
+    fn keys_of_safe_entries_are_unknown() {
+        for key in [
+            "allow_flags = [\"-l\"]",
+            "global_flags = true",
+            "local_paths = true",
+        ] {
+            let text = GOOD.replace("command = [\"x\"]", &format!("command = [\"x\"]\n{key}"));
+            let got = match load_one(&text) {
+                Ok(_) => "loaded".to_string(),
+                Err(e) => e.to_string(),
+            };
+            let field = key.split(' ').next().unwrap_or(key);
+            for want in [
+                "rules/test.toml: TOML parse error at line 8".to_string(),
+                format!("unknown field `{field}`"),
+            ] {
+                assert!(got.contains(&want), "want {want:?} in {got:?}");
+            }
         }
     }
 }

@@ -70,7 +70,7 @@ pub struct RawRule {
     /// Flags whose presence stops this entry from matching.
     #[serde(default)]
     pub forbid_flags: Vec<String>,
-    /// Destructive entries: the tool's own simulate forms (`--dry-run`,
+    /// The tool's own simulate forms (`--dry-run`,
     /// `-n`, `--simulate`), each `a|b` alternatives, which make it print
     /// what it would do and change nothing. Present and switched on (not
     /// `--dry-run=false`, nor `--dry-run false`, which some parsers read
@@ -79,11 +79,8 @@ pub struct RawRule {
     /// -n` still runs `$(shell …)` and `+` lines).
     #[serde(default)]
     pub dry_run: Vec<String>,
-    /// Safe entries only: when set, every flag must be one of these.
-    pub allow_flags: Option<Vec<String>>,
-    /// Destructive: required argument shapes (each must match some argument
-    /// after the subcommand). Safe: every positional argument must match one
-    /// of these shapes.
+    /// Required argument shapes: each must match some argument after the
+    /// subcommand.
     #[serde(default)]
     pub args: Vec<String>,
     /// Argument shapes whose presence stops this entry from matching.
@@ -93,15 +90,6 @@ pub struct RawRule {
     pub max_args: Option<usize>,
     /// At least this many positional arguments after the subcommand.
     pub min_args: Option<usize>,
-    /// Safe entries: allow flags between the command word and the
-    /// subcommand (e.g. `kubectl -n prod get pods`). Default false for safe
-    /// entries, always allowed for destructive ones.
-    #[serde(default)]
-    pub global_flags: bool,
-    /// Safe entries: every path argument (and option value) must stay inside
-    /// the working directory: no absolute path, no `~`, no `..` segment.
-    #[serde(default)]
-    pub local_paths: bool,
     /// A regex over SQL text sent to a database client.
     pub sql: Option<String>,
     /// A regex over interpreter code (`python -c`, `node -e`, …).
