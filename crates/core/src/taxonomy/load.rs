@@ -135,24 +135,19 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
                 message: "rule files hold destructive shapes only: a safe verdict comes from a command spec in specs/*.toml, which explains every option and argument of the command".into(),
             });
         }
-        for (class, raws) in [
-            (Class::Destructive, parsed.destructive),
-            (Class::Safe, parsed.safe),
-        ] {
-            for raw in raws {
-                let line = ids.next_line_of(&raw.id);
-                if let Some((first_file, first_line)) = seen.get(&raw.id) {
-                    return Err(TaxonomyError::DuplicateId {
-                        file: file.clone(),
-                        line,
-                        id: raw.id.clone(),
-                        first: format!("{first_file}:{first_line}"),
-                    });
-                }
-                seen.insert(raw.id.clone(), (file.clone(), line));
-                let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
-                tax.rules_mut().push(rule);
+        for raw in parsed.destructive {
+            let line = ids.next_line_of(&raw.id);
+            if let Some((first_file, first_line)) = seen.get(&raw.id) {
+                return Err(TaxonomyError::DuplicateId {
+                    file: file.clone(),
+                    line,
+                    id: raw.id.clone(),
+                    first: format!("{first_file}:{first_line}"),
+                });
             }
+            seen.insert(raw.id.clone(), (file.clone(), line));
+            let rule = validate_rule(&file, line, raw, &tax.shapes, check_patterns)?;
+            tax.rules_mut().push(rule);
         }
     }
     Ok(tax)
@@ -452,10 +447,11 @@ fn line_of_key(text: &str, key: &str) -> usize {
         .map_or(0, |i| i + 1)
 }
 
+/// A destructive entry (the only kind a rule file holds) checked and made
+/// a [`Rule`]; the error names the field at fault.
 fn validate_rule(
     file: &str,
     line: usize,
-    class: Class,
     raw: RawRule,
     shapes: &BTreeMap<String, String>,
     check_patterns: bool,
@@ -484,21 +480,14 @@ fn validate_rule(
     if raw.reason.trim().is_empty() {
         return Err(err("reason", "every entry needs a reason".into()));
     }
-    let blast_radius = match (class, raw.blast_radius.as_deref()) {
-        (Class::Safe, Some(_)) => {
-            return Err(err(
-                "blast_radius",
-                "a safe entry has no blast radius; remove the field".into(),
-            ))
-        }
-        (Class::Safe, None) => BlastRadius::Safe,
-        (_, None) => {
+    let blast_radius = match raw.blast_radius.as_deref() {
+        None => {
             return Err(err(
                 "blast_radius",
                 "a destructive entry needs blast_radius = \"low\", \"medium\" or \"high\"".into(),
             ))
         }
-        (_, Some(s)) => match BlastRadius::parse(s) {
+        Some(s) => match BlastRadius::parse(s) {
             Some(r @ (BlastRadius::Low | BlastRadius::Medium | BlastRadius::High)) => r,
             _ => {
                 return Err(err(
@@ -520,12 +509,6 @@ fn validate_rule(
         return Err(err(
             "near_misses",
             "every entry needs at least one near miss it must not match".into(),
-        ));
-    }
-    if class == Class::Safe && !raw.dry_run.is_empty() {
-        return Err(err(
-            "dry_run",
-            "dry_run lifts destructive entries; a safe entry's forms are its flags".into(),
         ));
     }
     // `regex` may come with `command`: the words scope the raw regex, so it
@@ -615,7 +598,7 @@ fn validate_rule(
     );
     Ok(Rule {
         id: Cow::Owned(std::mem::take(&mut raw.id)),
-        class,
+        class: Class::Destructive,
         category: Cow::Owned(std::mem::take(&mut raw.category)),
         blast_radius,
         reason: Cow::Owned(std::mem::take(&mut raw.reason)),
@@ -633,8 +616,6 @@ fn validate_rule(
     })
 }
 
-/// The regex and post-checks of a structured entry; the error names the
-/// field at fault.
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -719,6 +700,12 @@ near_misses = ["x list"]
             ),
             (
                 GOOD.replace("[[destructive]]", "[[safe]]"),
+                "rules/test.toml:3: entry `x-delete`: field `safe`: rule files hold destructive shapes only",
+            ),
+            // Whatever keys an old safe entry has.
+            (
+                GOOD.replace("[[destructive]]", "[[safe]]")
+                    .replace("command = [\"x\"]", "command = [\"x\"]\nallow_flags = []"),
                 "rules/test.toml:3: entry `x-delete`: field `safe`: rule files hold destructive shapes only",
             ),
             (

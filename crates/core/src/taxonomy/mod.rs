@@ -25,7 +25,7 @@ pub use load::{
 };
 pub use model::{CommandSpec, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
 pub use name_map::NameMap;
-pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
+pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RefusedEntry, RuleFile};
 
 use crate::error::TaxonomyError;
 

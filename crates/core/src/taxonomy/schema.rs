@@ -10,17 +10,28 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// One rule file (`taxonomy/rules/*.toml`): destructive shapes and safe shapes
-/// of one domain.
+/// One rule file (`taxonomy/rules/*.toml`): the destructive shapes of one
+/// domain.
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// Shapes that destroy or change something that matters.
     #[serde(default)]
     pub destructive: Vec<RawRule>,
-    /// Read-only shapes that may be auto-approved.
+    /// A `[[safe]]` table, read only so that the loader can refuse it by
+    /// name and point to `specs/`, where safe verdicts come from. It is
+    /// never loaded.
     #[serde(default)]
-    pub safe: Vec<RawRule>,
+    pub safe: Vec<RefusedEntry>,
+}
+
+/// An entry of a table the loader refuses (see [`RuleFile::safe`]). Only
+/// its id is read, to name it in the error: an old safe entry, whatever
+/// keys it has, gets that error and not one about a key.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct RefusedEntry {
+    /// Its `id`.
+    pub id: String,
 }
 
 /// What a rule looks at.
@@ -49,8 +60,9 @@ pub struct RawRule {
     pub id: String,
     /// Category tag, e.g. `fs-delete`.
     pub category: String,
-    /// `low`, `medium` or `high`; required for destructive entries, forbidden
-    /// for safe ones.
+    /// `low`, `medium` or `high`: how much a match can destroy (required;
+    /// optional here so that its absence is reported by the loader, with the
+    /// entry).
     pub blast_radius: Option<String>,
     /// Why this shape is what it is, for a person.
     pub reason: String,
