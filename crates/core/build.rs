@@ -129,7 +129,6 @@ fn main() {
             let pattern = generate::raw_pattern(raw).filter(|_| !structured);
             let rule = schema::BundledRule {
                 kind,
-                safe: false,
                 line: lines.next().unwrap_or(0),
                 id: packer.span(&raw.id),
                 category: packer.span(&raw.category),

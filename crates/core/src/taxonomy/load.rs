@@ -262,13 +262,9 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
     Ok(rules)
 }
 
-/// A packed entry's class and blast radius: safe for a safe entry, else
-/// destructive with the radius it names (`None` when it names none that
-/// parses).
-fn class_radius(safe: bool, radius: Option<&str>) -> Option<(Class, BlastRadius)> {
-    if safe {
-        return Some((Class::Safe, BlastRadius::Safe));
-    }
+/// A packed entry's class and blast radius: destructive, as every entry
+/// is, with the radius it names (`None` when it names none that parses).
+fn class_radius(radius: Option<&str>) -> Option<(Class, BlastRadius)> {
     Some((Class::Destructive, BlastRadius::parse(radius?)?))
 }
 
@@ -281,13 +277,12 @@ fn record_class_radius(
         Some(span) => Some(bundle.str(span)?),
         None => None,
     };
-    class_radius(r.safe, radius)
+    class_radius(radius)
 }
 
 /// Packed entry `i`'s class and blast radius.
 pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
-    let (safe, radius) = bundle.rule_radius(i)?;
-    class_radius(safe, radius)
+    class_radius(bundle.rule_radius(i)?)
 }
 
 /// What a label needs of packed entry `i`, borrowed from the binary.
