@@ -177,7 +177,7 @@ fn ship_automata(
         for raw in &rules.destructive {
             let kind = generate::kind_of(raw);
             ids.push((raw.id.as_str(), raw.command.as_slice()));
-            kinds.push((kind.clone(), false, raw.command.as_slice()));
+            kinds.push((kind.clone(), raw.command.as_slice()));
             compiled.push(match kind {
                 generate::RuleKind::Command => {
                     generate::structured(&raw.command, raw, &shapes).ok()

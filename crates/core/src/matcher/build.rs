@@ -378,8 +378,6 @@ impl<'a> Applicable<'a> {
 pub struct Matcher {
     /// Destructive structured shapes, over canonical forms.
     pub destructive: WordGroups,
-    /// Safe structured shapes, over canonical forms.
-    pub safe: WordGroups,
     /// SQL patterns, over SQL text.
     pub sql: PatternGroup,
     /// Code patterns, over interpreter code.
@@ -449,7 +447,6 @@ impl Matcher {
         let lazy = || (0..tax.rule_count()).map(|_| OnceLock::new()).collect();
         let mut m = Matcher {
             destructive: WordGroups::new(Family::Destructive, "destructive entries"),
-            safe: WordGroups::new(Family::Safe, "safe entries"),
             sql: PatternGroup::default(),
             code: PatternGroup::default(),
             line: WordGroups::new(Family::Line, "regex entries"),
@@ -465,7 +462,6 @@ impl Matcher {
                 // few others are filed now.
                 let others = [
                     (plan::SPECIAL_GLOB, Some(Family::Destructive)),
-                    (plan::SPECIAL_GLOB, Some(Family::Safe)),
                     (plan::SPECIAL_GLOB, Some(Family::Line)),
                     (plan::SPECIAL_SQL, None),
                     (plan::SPECIAL_CODE, None),
@@ -491,13 +487,11 @@ impl Matcher {
                 return m;
             }
         }
-        let planned = plan::plan(tax.rules().iter().map(|r| {
-            (
-                r.kind.clone(),
-                r.class == Class::Safe,
-                r.commands.as_slice(),
-            )
-        }));
+        let planned = plan::plan(
+            tax.rules()
+                .iter()
+                .map(|r| (r.kind.clone(), r.commands.as_slice())),
+        );
         for (key, rules) in planned.groups {
             let (special, family, word) = plan::key_parts(&key);
             let word = Cow::Owned(word.to_string());
@@ -542,7 +536,7 @@ impl Matcher {
     /// Every group, with its word.
     fn all_groups(&self) -> Vec<(Option<&str>, &PatternGroup)> {
         let mut all: Vec<(Option<&str>, &PatternGroup)> = Vec::new();
-        for groups in [&self.destructive, &self.safe, &self.line] {
+        for groups in [&self.destructive, &self.line] {
             all.extend(groups.by_word.iter().map(|(w, g)| (Some(w.as_ref()), g)));
             all.push((None, &groups.globbed));
         }
@@ -564,7 +558,6 @@ impl Matcher {
     fn family(&self, family: Family) -> &WordGroups {
         match family {
             Family::Destructive => &self.destructive,
-            Family::Safe => &self.safe,
             Family::Line => &self.line,
         }
     }
@@ -572,7 +565,6 @@ impl Matcher {
     fn family_mut(&mut self, family: Family) -> &mut WordGroups {
         match family {
             Family::Destructive => &mut self.destructive,
-            Family::Safe => &mut self.safe,
             Family::Line => &mut self.line,
         }
     }

@@ -10,16 +10,21 @@ use std::collections::BTreeMap;
 use super::generate::RuleKind;
 use super::schema::{le_u32, push_words, u32_of};
 
-/// The entries a word-scoped group holds.
+/// The entries a word-scoped group holds. (Every entry is destructive:
+/// rule files hold destructive shapes only.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
 pub enum Family {
-    /// Destructive structured entries, over canonical forms.
+    /// Structured entries, over canonical forms.
     Destructive,
-    /// Safe structured entries, over canonical forms.
-    Safe,
     /// Raw-regex entries scoped to command words, over command lines.
     Line,
+}
+
+impl Family {
+    /// Every family, each at the index of its code in the shipped index
+    /// (its discriminant): what the index's writer and reader both count.
+    pub const ALL: [Family; 2] = [Family::Destructive, Family::Line];
 }
 
 /// One automaton.
@@ -47,14 +52,11 @@ pub struct Plan {
     pub globs: Vec<(Family, String)>,
 }
 
-/// Files each entry, given as (kind, safe, command words) in rule order.
-pub fn plan<'a, S: AsRef<str> + 'a>(
-    rules: impl IntoIterator<Item = (RuleKind, bool, &'a [S])>,
-) -> Plan {
+/// Files each entry, given as (kind, command words) in rule order.
+pub fn plan<'a, S: AsRef<str> + 'a>(rules: impl IntoIterator<Item = (RuleKind, &'a [S])>) -> Plan {
     let mut plan = Plan::default();
-    for (i, (kind, safe, commands)) in rules.into_iter().enumerate() {
+    for (i, (kind, commands)) in rules.into_iter().enumerate() {
         let family = match kind {
-            RuleKind::Command if safe => Family::Safe,
             RuleKind::Command => Family::Destructive,
             RuleKind::Sql => {
                 plan.groups.entry(GroupKey::Sql).or_default().push(i);
@@ -191,7 +193,7 @@ pub struct FlatIndex<'a> {
 /// Words in the header: seven counts and checks, then, from word
 /// [`FILTERS_AT`], a filter of the command words of each family (see
 /// [`word_filter_bit`]).
-pub const HEADER: usize = FILTERS_AT + 3 * FILTER_WORDS;
+pub const HEADER: usize = FILTERS_AT + Family::ALL.len() * FILTER_WORDS;
 /// Where in the header the families' filters start.
 const FILTERS_AT: usize = 7;
 /// Words of one family's filter: 1024 bits.
@@ -248,12 +250,7 @@ fn family_code(f: Option<Family>) -> u32 {
 }
 
 fn family_of(code: u32) -> Option<Family> {
-    match code {
-        0 => Some(Family::Destructive),
-        1 => Some(Family::Safe),
-        2 => Some(Family::Line),
-        _ => None,
-    }
+    Family::ALL.get(usize::try_from(code).ok()?).copied()
 }
 
 /// A command word's bit in a family's filter: from its length and three of
@@ -326,7 +323,7 @@ pub fn write_index(
         (fingerprint >> 32) as u32,
     ]);
     debug_assert_eq!(head.len(), FILTERS_AT);
-    let mut filters = [0u32; 3 * FILTER_WORDS];
+    let mut filters = [0u32; Family::ALL.len() * FILTER_WORDS];
     for g in groups {
         if let (SPECIAL_WORD, Some(family)) = (g.special, g.family) {
             let bit = word_filter_bit(g.word);
@@ -551,37 +548,47 @@ mod tests {
         assert_eq!(super::parts(&bytes[..5]), None);
     }
 
+    /// The index files a family under its discriminant, and reads that
+    /// code back as the family: both count `Family::ALL`.
+    #[test]
+    fn family_codes_round_trip() {
+        for (i, family) in Family::ALL.into_iter().enumerate() {
+            assert_eq!(family as usize, i);
+            assert_eq!(family_of(family_code(Some(family))), Some(family));
+        }
+        assert_eq!(family_of(family_code(None)), None);
+        assert_eq!(family_of(Family::ALL.len() as u32), None);
+    }
+
     #[test]
     fn entries_are_filed_by_kind_family_and_word() {
         let rm = vec!["rm|unlink".to_string()];
         let mkfs = vec!["mkfs.*".to_string()];
         let none: Vec<String> = Vec::new();
         let p = plan([
-            (RuleKind::Command, false, rm.as_slice()),
-            (RuleKind::Command, true, rm.as_slice()),
-            (RuleKind::Command, false, mkfs.as_slice()),
-            (RuleKind::Sql, false, none.as_slice()),
-            (RuleKind::Regex, false, none.as_slice()),
-            (RuleKind::Regex, false, rm.as_slice()),
-            (RuleKind::Command, false, rm.as_slice()),
+            (RuleKind::Command, rm.as_slice()),
+            (RuleKind::Command, mkfs.as_slice()),
+            (RuleKind::Sql, none.as_slice()),
+            (RuleKind::Regex, none.as_slice()),
+            (RuleKind::Regex, rm.as_slice()),
+            (RuleKind::Command, rm.as_slice()),
         ]);
         let word = |f, w: &str| GroupKey::Word(f, w.to_string());
         assert_eq!(
             p.groups.get(&word(Family::Destructive, "rm")),
-            Some(&vec![0, 6])
+            Some(&vec![0, 5])
         );
         assert_eq!(
             p.groups.get(&word(Family::Destructive, "unlink")),
-            Some(&vec![0, 6])
+            Some(&vec![0, 5])
         );
-        assert_eq!(p.groups.get(&word(Family::Safe, "rm")), Some(&vec![1]));
         assert_eq!(
             p.groups.get(&GroupKey::Glob(Family::Destructive)),
-            Some(&vec![2])
+            Some(&vec![1])
         );
-        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![3]));
-        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![4]));
-        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![5]));
+        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![2]));
+        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![3]));
+        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![4]));
         assert_eq!(p.globs, vec![(Family::Destructive, "mkfs.*".to_string())]);
     }
 }
