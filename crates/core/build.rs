@@ -228,11 +228,6 @@ fn ship_automata(
                     .forbid
                     .as_deref()
                     .map(|p| (p.as_bytes(), check_table(p))),
-                require: c
-                    .post
-                    .require
-                    .as_deref()
-                    .map(|p| (p.as_bytes(), check_table(p))),
                 max_args: c.post.max_args,
                 min_args: c.post.min_args,
                 subcommand_len: c.post.subcommand_len,

@@ -389,8 +389,6 @@ pub struct Matcher {
     pub line_any: PatternGroup,
     /// Per rule: the forbidden-token check, loaded or compiled on first use.
     forbid: Vec<OnceLock<Option<Checker>>>,
-    /// Per rule: the required-token check, loaded or compiled on first use.
-    require: Vec<OnceLock<Option<Checker>>>,
     /// For the embedded taxonomy: the shipped index of groups and
     /// post-checks, read in place.
     index: Option<FlatIndex<'static>>,
@@ -433,7 +431,6 @@ impl Checker {
 /// An entry's post-checks, shipped or generated here.
 struct PostView<'a> {
     forbid: Option<(&'a [u8], Option<&'static [u8]>)>,
-    require: Option<(&'a [u8], Option<&'static [u8]>)>,
     max_args: Option<usize>,
     min_args: Option<usize>,
     subcommand_len: usize,
@@ -452,7 +449,6 @@ impl Matcher {
             line: WordGroups::new(Family::Line, "regex entries"),
             line_any: PatternGroup::default(),
             forbid: lazy(),
-            require: lazy(),
             index: None,
             slots: Vec::new(),
         };
@@ -617,7 +613,7 @@ impl Matcher {
                     what: format!("entry `{}`", rule.id),
                     message: e.to_string(),
                 })?;
-            for src in [&c.post.forbid, &c.post.require].into_iter().flatten() {
+            if let Some(src) = &c.post.forbid {
                 compile_one(src).map_err(|e| TaxonomyError::Build {
                     what: format!("post-checks of `{}`", rule.id),
                     message: e.to_string(),
@@ -711,7 +707,6 @@ impl Matcher {
         let post = match shipped {
             Some(p) => PostView {
                 forbid: p.forbid.map(|(src, at)| (src, shipped_dfa(at))),
-                require: p.require.map(|(src, at)| (src, shipped_dfa(at))),
                 max_args: p.max_args,
                 min_args: p.min_args,
                 subcommand_len: p.subcommand_len,
@@ -719,7 +714,6 @@ impl Matcher {
             None => match rule().and_then(|r| r.compiled(&tax.shapes)) {
                 Ok(Compiled { post, .. }) => PostView {
                     forbid: post.forbid.as_deref().map(|src| (src.as_bytes(), None)),
-                    require: post.require.as_deref().map(|src| (src.as_bytes(), None)),
                     max_args: post.max_args,
                     min_args: post.min_args,
                     subcommand_len: post.subcommand_len,
@@ -733,16 +727,6 @@ impl Matcher {
             match found {
                 Some(true) => return false,
                 Some(false) => {}
-                None if !broken() => return false,
-                None => {}
-            }
-        }
-        if let Some((src, dfa)) = post.require {
-            let found = Self::checker(&self.require[rule_idx], src, dfa)
-                .and_then(|c| c.is_match(&canon.text));
-            match found {
-                Some(false) => return false,
-                Some(true) => {}
                 None if !broken() => return false,
                 None => {}
             }
@@ -886,9 +870,9 @@ mod tests {
         let (rules, _) = index.taxonomy().unwrap_or_default();
         let mut checks = 0;
         for post in (0..rules).filter_map(|r| index.post(r)) {
-            for (src, at) in post.forbid.iter().chain(&post.require) {
+            if let Some((src, at)) = post.forbid {
                 let src = std::str::from_utf8(src).unwrap_or_else(|e| panic!("{e}"));
-                let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
+                let dfa = shipped_dfa(at).unwrap_or_else(|| panic!("{src} did not ship"));
                 let checked = Table::new(dfa).map(|t| t.check());
                 assert_eq!(checked, Some(Ok(())), "{src}");
                 // The shipped check is the table, and says what the regex
@@ -904,8 +888,7 @@ mod tests {
                 checks += 1;
             }
         }
-        // (Destructive entries' post-checks: the safe entries that had
-        // forbid-lists are gone.)
+        // (Forbidden flags and arguments, and dry-run forms.)
         assert!(checks > 20, "{checks}");
         // Every group ships (as one table or, if that is too big, in
         // parts), and the index finds each under its own key.

@@ -203,10 +203,19 @@ pub const FILTER_WORDS: usize = 32;
 pub const GROUP_WORDS: usize = 9;
 /// Words per glob: family, glob (offset, length).
 pub const GLOB_WORDS: usize = 3;
-/// Words per entry: flags (1 shipped, 2 forbid, 4 require, 8 max, 16 min),
-/// subcommand length, max, min, forbid (text offset, length, DFA offset,
-/// length), require (likewise).
-pub const POST_WORDS: usize = 12;
+/// Words per entry: flags ([`POST_SHIPPED`], [`POST_FORBID`],
+/// [`POST_MAX`], [`POST_MIN`]), subcommand length, max, min, forbid (text
+/// offset, length, DFA offset, length).
+pub const POST_WORDS: usize = 8;
+
+/// A post record's flag: the entry's post-checks were shipped.
+pub const POST_SHIPPED: u32 = 1;
+/// A post record's flag: it has a forbidden-token check.
+pub const POST_FORBID: u32 = 2;
+/// A post record's flag: it has a maximum argument count.
+pub const POST_MAX: u32 = 4;
+/// A post record's flag: it has a minimum argument count.
+pub const POST_MIN: u32 = 8;
 
 /// One group as read from a [`FlatIndex`].
 #[derive(Clone, Copy, Debug)]
@@ -235,8 +244,6 @@ pub struct FlatPost<'a> {
     /// The regex is needed only when its DFA did not ship, and is checked
     /// as UTF-8 then (a scan reads post-checks ten thousand times).
     pub forbid: Option<PostRegex<'a>>,
-    /// The required-token regex, likewise.
-    pub require: Option<PostRegex<'a>>,
     /// At most this many positional arguments after the subcommand.
     pub max_args: Option<usize>,
     /// At least this many.
@@ -363,22 +370,20 @@ pub fn write_index(
             head.extend([0u32; POST_WORDS]);
             continue;
         };
-        let mut flags = 1;
-        let mut check = |data: &mut Vec<u8>, c: Option<PostRegex<'_>>, bit: u32| {
-            let Some((src, dfa)) = c else {
-                return [0u32; 4];
-            };
-            flags |= bit;
-            let text = put(data, src);
-            [text.0, text.1, dfa.0, dfa.1]
+        let mut flags = POST_SHIPPED;
+        let forbid = match p.forbid {
+            Some((src, dfa)) => {
+                flags |= POST_FORBID;
+                let text = put(&mut data, src);
+                [text.0, text.1, dfa.0, dfa.1]
+            }
+            None => [0u32; 4],
         };
-        let forbid = check(&mut data, p.forbid, 2);
-        let require = check(&mut data, p.require, 4);
         if p.max_args.is_some() {
-            flags |= 8;
+            flags |= POST_MAX;
         }
         if p.min_args.is_some() {
-            flags |= 16;
+            flags |= POST_MIN;
         }
         head.extend([
             flags,
@@ -387,7 +392,6 @@ pub fn write_index(
             u(p.min_args.unwrap_or(0)),
         ]);
         head.extend(forbid);
-        head.extend(require);
     }
     let mut out = Vec::with_capacity(head.len() * 4 + data.len());
     push_words(&mut out, &head);
@@ -514,22 +518,18 @@ impl<'a> FlatIndex<'a> {
         let start = HEADER + self.groups * GROUP_WORDS + self.table + self.globs * GLOB_WORDS;
         let w = |k: usize| self.word(start + rule * POST_WORDS + k);
         let flags = w(0)?;
-        if flags & 1 == 0 {
+        if flags & POST_SHIPPED == 0 {
             return None;
         }
-        let check = |bit: u32, k: usize| -> Option<Option<PostRegex<'a>>> {
-            if flags & bit == 0 {
-                return Some(None);
-            }
-            let text = self.slice(w(k)?, w(k + 1)?)?;
-            Some(Some((text, (w(k + 2)?, w(k + 3)?))))
+        let forbid = match flags & POST_FORBID {
+            0 => None,
+            _ => Some((self.slice(w(4)?, w(5)?)?, (w(6)?, w(7)?))),
         };
         Some(FlatPost {
             subcommand_len: w(1)? as usize,
-            max_args: (flags & 8 != 0).then_some(w(2)? as usize),
-            min_args: (flags & 16 != 0).then_some(w(3)? as usize),
-            forbid: check(2, 4)?,
-            require: check(4, 8)?,
+            max_args: (flags & POST_MAX != 0).then_some(w(2)? as usize),
+            min_args: (flags & POST_MIN != 0).then_some(w(3)? as usize),
+            forbid,
         })
     }
 }
@@ -546,6 +546,44 @@ mod tests {
         assert_eq!(parts, Some(expected));
         assert_eq!(super::parts(&bytes[..bytes.len() - 1]), None);
         assert_eq!(super::parts(&bytes[..5]), None);
+    }
+
+    /// Each entry's post record reads back as written: which checks it has
+    /// (an unshipped one reads as none at all), their values and where
+    /// their texts and DFAs are.
+    #[test]
+    fn post_records_round_trip() {
+        let forbid: &[u8] = b"\\x1f-n\\x1f";
+        let posts = [
+            Some(FlatPost {
+                forbid: Some((forbid, (8, 16))),
+                max_args: Some(2),
+                min_args: None,
+                subcommand_len: 1,
+            }),
+            None,
+            Some(FlatPost {
+                forbid: None,
+                max_args: None,
+                min_args: Some(0),
+                subcommand_len: 0,
+            }),
+            Some(FlatPost::default()),
+        ];
+        let bytes = write_index(posts.len(), 7, &[], &[], &posts);
+        let index = FlatIndex::new(&bytes).unwrap_or_else(|| panic!("no index"));
+        assert_eq!(index.taxonomy(), Some((posts.len(), 7)));
+        for (i, want) in posts.iter().enumerate() {
+            let got = index.post(i);
+            let view = |p: Option<FlatPost<'_>>| {
+                p.map(|p| {
+                    let forbid = p.forbid.map(|(src, at)| (src.to_vec(), at));
+                    (forbid, p.max_args, p.min_args, p.subcommand_len)
+                })
+            };
+            assert_eq!(view(got), view(*want), "entry {i}");
+        }
+        assert!(index.post(posts.len()).is_none());
     }
 
     /// The index files a family under its discriminant, and reads that

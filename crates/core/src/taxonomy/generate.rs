@@ -15,11 +15,8 @@ pub use super::schema::RuleKind;
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PostCheck {
     /// A regex over the canonical form that must *not* match (forbidden flags
-    /// or arguments).
+    /// or arguments, or a dry-run form).
     pub forbid: Option<String>,
-    /// A regex over the canonical form that must match (required flags of a
-    /// safe entry).
-    pub require: Option<String>,
     /// At most this many positional arguments after the subcommand.
     pub max_args: Option<usize>,
     /// At least this many.
@@ -113,7 +110,6 @@ pub fn structured<S: AsRef<str>>(
         tail,
         post: PostCheck {
             forbid,
-            require: None,
             max_args: raw.max_args,
             min_args: raw.min_args,
             subcommand_len: raw.subcommand.len(),
