@@ -22,7 +22,6 @@ use super::plan::{self, Family, FlatGroup, FlatIndex};
 use super::table::{Damaged, Table};
 use crate::error::TaxonomyError;
 use crate::glob::glob_match;
-use crate::label::Class;
 use crate::normalize::Canonical;
 use crate::taxonomy::group_pattern;
 use crate::taxonomy::schema::le_u32;
@@ -693,15 +692,9 @@ impl Matcher {
     }
 
     fn post_check(&self, tax: &Taxonomy, rule_idx: usize, canon: &Canonical) -> bool {
-        // A check that cannot compile errs on the cautious side: a safe
-        // entry does not match, a destructive one still does (as does an
-        // entry that cannot be read).
-        // Looked up only when a check is broken, which it never is in a
-        // sound binary.
-        let broken = || {
-            tax.entry_radius(rule_idx)
-                .is_none_or(|(class, _)| class == Class::Destructive)
-        };
+        // A check that cannot compile or search (which it never fails to
+        // in a sound binary) errs on the cautious side: every entry is
+        // destructive, so the entry still matches.
         let shipped = self.index.as_ref().and_then(|index| index.post(rule_idx));
         let rule = || tax.rules().get(rule_idx).ok_or("the entry is missing");
         let post = match shipped {
@@ -718,17 +711,14 @@ impl Matcher {
                     min_args: post.min_args,
                     subcommand_len: post.subcommand_len,
                 },
-                Err(_) => return broken(),
+                Err(_) => return true,
             },
         };
         if let Some((src, dfa)) = post.forbid {
             let found = Self::checker(&self.forbid[rule_idx], src, dfa)
                 .and_then(|c| c.is_match(&canon.text));
-            match found {
-                Some(true) => return false,
-                Some(false) => {}
-                None if !broken() => return false,
-                None => {}
+            if found == Some(true) {
+                return false;
             }
         }
         if post.max_args.is_some() || post.min_args.is_some() {
@@ -1003,20 +993,18 @@ mod tests {
             assert_eq!(
                 (
                     e.id.as_ref(),
-                    e.class,
                     e.blast_radius,
                     e.category.as_ref(),
                     e.reason.as_ref()
                 ),
                 (
                     rule.id.as_ref(),
-                    rule.class,
                     rule.blast_radius,
                     rule.category.as_ref(),
                     rule.reason.as_ref()
                 )
             );
-            assert_eq!(tax.entry_radius(i), Some((rule.class, rule.blast_radius)));
+            assert_eq!(tax.entry_radius(i), Some(rule.blast_radius));
         }
         assert_eq!(tax.entry(tax.rule_count()), None);
     }

@@ -20,7 +20,7 @@ use super::generate::{self, Compiled, PostCheck, RuleKind};
 use super::model::{CommandSpec, Deferred, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
 use super::schema::{Bundle, BundledRule, CommandsFile, CommandsView, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
-use crate::label::{BlastRadius, Class};
+use crate::label::BlastRadius;
 
 /// The taxonomy shipped inside the binary.
 pub static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../taxonomy");
@@ -224,7 +224,7 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
             next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
-            let (class, blast_radius) = record_class_radius(bundle, &r)
+            let blast_radius = record_radius(bundle, &r)
                 .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
             let compiled = OnceLock::new();
             let deferred = match r.pattern {
@@ -244,7 +244,6 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
             }
             rules.push(Rule {
                 id: Cow::Borrowed(id),
-                class,
                 category: Cow::Borrowed(text(r.category)?),
                 blast_radius,
                 reason: Cow::Borrowed(text(r.reason)?),
@@ -262,37 +261,23 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
     Ok(rules)
 }
 
-/// A packed entry's class and blast radius: destructive, as every entry
-/// is, with the radius it names (`None` when it names none that parses).
-fn class_radius(radius: Option<&str>) -> Option<(Class, BlastRadius)> {
-    Some((Class::Destructive, BlastRadius::parse(radius?)?))
+/// A decoded record's blast radius (`None` when it names none that
+/// parses).
+fn record_radius(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
+    BlastRadius::parse(bundle.str(r.blast_radius?)?)
 }
 
-/// [`class_radius`] of a decoded record.
-fn record_class_radius(
-    bundle: &Bundle<'static>,
-    r: &BundledRule<'static>,
-) -> Option<(Class, BlastRadius)> {
-    let radius = match r.blast_radius {
-        Some(span) => Some(bundle.str(span)?),
-        None => None,
-    };
-    class_radius(radius)
-}
-
-/// Packed entry `i`'s class and blast radius.
-pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
-    class_radius(bundle.rule_radius(i)?)
+/// Packed entry `i`'s blast radius, read without decoding its record.
+pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
+    BlastRadius::parse(bundle.rule_radius(i)??)
 }
 
 /// What a label needs of packed entry `i`, borrowed from the binary.
 pub(crate) fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
     let r = bundle.rule(i)?;
-    let (class, blast_radius) = record_class_radius(bundle, &r)?;
     Some(EntryLabel {
         id: Cow::Borrowed(bundle.str(r.id)?),
-        class,
-        blast_radius,
+        blast_radius: record_radius(bundle, &r)?,
         category: Cow::Borrowed(bundle.str(r.category)?),
         reason: Cow::Borrowed(bundle.str(r.reason)?),
     })
@@ -593,7 +578,6 @@ fn validate_rule(
     );
     Ok(Rule {
         id: Cow::Owned(std::mem::take(&mut raw.id)),
-        class: Class::Destructive,
         category: Cow::Owned(std::mem::take(&mut raw.category)),
         blast_radius,
         reason: Cow::Owned(std::mem::take(&mut raw.reason)),
