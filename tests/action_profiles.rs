@@ -11,7 +11,7 @@ use toolgate::profile::{
     action_class_map, action_profile, builtin_action, parse_action, ActionCall, ActionClass,
     ActionProfile,
 };
-use toolgate::{Class, Classifier, Hints, Taxonomy};
+use toolgate::{Classifier, Hints, Taxonomy};
 
 use ActionClass::*;
 
@@ -405,7 +405,7 @@ fn every_destructive_category_has_its_own_classes() {
     let map = action_class_map().unwrap_or_else(|| panic!("action-classes.yaml does not parse"));
     let taxonomy = Taxonomy::embedded().unwrap_or_else(|e| panic!("{e}"));
     let mut unnamed = BTreeSet::new();
-    for cat in taxonomy.categories(Class::Destructive) {
+    for cat in taxonomy.categories() {
         if !map.categories.iter().any(|r| cat.starts_with(&r.prefix)) {
             unnamed.insert(cat);
         }

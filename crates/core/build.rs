@@ -88,7 +88,17 @@ fn main() {
         let mut rules = toml::from_str::<schema::RuleFile>(&text)
             .unwrap_or_else(|e| panic!("taxonomy/{rel}: not a valid rule file: {e}"));
         let mut ids = files::IdLines::new(&text);
-        for raw in rules.destructive.iter_mut().chain(rules.safe.iter_mut()) {
+        // The loader refuses a `[[safe]]` table (its tests say so); the
+        // build refuses it too rather than embed a file the loader would
+        // not load.
+        if let Some(refused) = rules.safe.first() {
+            panic!(
+                "taxonomy/{rel}:{}: entry `{}`: rule files hold destructive shapes only: a safe verdict comes from a command spec in specs/*.toml",
+                ids.next_line_of(&refused.id),
+                refused.id
+            );
+        }
+        for raw in &mut rules.destructive {
             // Examples and near misses are for the test suite; a process
             // that classifies does not need them.
             raw.examples = Vec::new();
@@ -105,27 +115,20 @@ fn main() {
             rules
                 .destructive
                 .iter()
-                .chain(&rules.safe)
                 .map(|raw| postcard::to_allocvec(raw).unwrap_or_default())
                 .collect()
         })
         .collect();
     let mut packer = schema::Packer::default();
     for ((path, rules), raws) in parsed.iter().zip(&encoded) {
-        let entries = rules
-            .destructive
-            .iter()
-            .map(|r| (false, r))
-            .chain(rules.safe.iter().map(|r| (true, r)));
         let path = packer.span(path);
         let mut count = 0;
-        for ((safe, raw), encoded) in entries.zip(raws) {
+        for (raw, encoded) in rules.destructive.iter().zip(raws) {
             let kind = generate::kind_of(raw);
             let structured = kind == generate::RuleKind::Command;
             let pattern = generate::raw_pattern(raw).filter(|_| !structured);
             let rule = schema::BundledRule {
                 kind,
-                safe,
                 line: lines.next().unwrap_or(0),
                 id: packer.span(&raw.id),
                 category: packer.span(&raw.category),
@@ -171,22 +174,20 @@ fn ship_automata(
     let mut kinds = Vec::new();
     let mut compiled = Vec::new();
     for (_, rules) in rule_files {
-        for (safe, raws) in [(false, &rules.destructive), (true, &rules.safe)] {
-            for raw in raws {
-                let kind = generate::kind_of(raw);
-                ids.push((raw.id.as_str(), raw.command.as_slice()));
-                kinds.push((kind.clone(), safe, raw.command.as_slice()));
-                compiled.push(match kind {
-                    generate::RuleKind::Command => {
-                        generate::structured(safe, &raw.command, raw, &shapes).ok()
-                    }
-                    _ => Some(generate::Compiled {
-                        pattern: generate::raw_pattern(raw).unwrap_or_default().to_string(),
-                        tail: None,
-                        post: generate::PostCheck::default(),
-                    }),
-                });
-            }
+        for raw in &rules.destructive {
+            let kind = generate::kind_of(raw);
+            ids.push((raw.id.as_str(), raw.command.as_slice()));
+            kinds.push((kind.clone(), raw.command.as_slice()));
+            compiled.push(match kind {
+                generate::RuleKind::Command => {
+                    generate::structured(&raw.command, raw, &shapes).ok()
+                }
+                _ => Some(generate::Compiled {
+                    pattern: generate::raw_pattern(raw).unwrap_or_default().to_string(),
+                    tail: None,
+                    post: generate::PostCheck::default(),
+                }),
+            });
         }
     }
     let plan = plan::plan(kinds);
@@ -225,11 +226,6 @@ fn ship_automata(
                 forbid: c
                     .post
                     .forbid
-                    .as_deref()
-                    .map(|p| (p.as_bytes(), check_table(p))),
-                require: c
-                    .post
-                    .require
                     .as_deref()
                     .map(|p| (p.as_bytes(), check_table(p))),
                 max_args: c.post.max_args,

@@ -79,13 +79,14 @@
 //! destructive path are separate. A destructive entry matching any command
 //! found anywhere (in a pipeline, a substitution, a `bash -c` string, a
 //! `find -exec`, a here-document fed to a shell) wins. Safe needs one plain
-//! simple command whose every word is literal, matched whole by a safe entry.
-//! Anything else, including input the front end cannot parse, is unknown.
+//! simple command whose every word is literal and explained by the
+//! command's spec. Anything else, including input the front end cannot
+//! parse, is unknown.
 //!
 //! # Taxonomy format
 //!
-//! See [`taxonomy`] and [`taxonomy::pattern`]: TOML files with entries such
-//! as
+//! See [`taxonomy`] and [`taxonomy::pattern`]: TOML files with destructive
+//! entries such as
 //!
 //! ```toml
 //! [[destructive]]

@@ -118,12 +118,12 @@ pub struct Rule {
     pub worst: BlastRadius,
 }
 
-/// The rules of a taxonomy: one per category of its destructive entries,
-/// then `unknown` and `unreadable`.
+/// The rules of a taxonomy: one per category of its entries (all
+/// destructive), then `unknown` and `unreadable`.
 pub fn rules(taxonomy: &Taxonomy) -> Vec<Rule> {
     let mut by_id: BTreeMap<String, Rule> = BTreeMap::new();
     for r in taxonomy.rules() {
-        if r.class != Class::Destructive || r.category.is_empty() {
+        if r.category.is_empty() {
             continue;
         }
         let rule = by_id.entry(r.category.to_string()).or_insert_with(|| Rule {

@@ -52,7 +52,7 @@ pub fn unasked_destructive(profile: &str) -> Vec<Unasked> {
     };
     let mut pairs: BTreeMap<String, Vec<BlastRadius>> = BTreeMap::new();
     for rule in taxonomy.rules() {
-        if rule.class != Class::Destructive || rule.category == "guard-tamper" {
+        if rule.category == "guard-tamper" {
             continue;
         }
         let radii = pairs.entry(rule.category.to_string()).or_default();

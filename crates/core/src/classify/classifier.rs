@@ -307,8 +307,9 @@ impl Classifier {
         walk.finish()
     }
 
-    /// Which rules (indices) match a command, destructive and safe, wherever
-    /// it appears: used by the taxonomy's own example tests and `explain`.
+    /// The ids of the entries that match a command wherever it appears, and
+    /// of the specs that explain it: used by the taxonomy's own example
+    /// tests and `explain`.
     pub fn matching_rules(&self, command: &str) -> Vec<String> {
         let a = self.analyze(command);
         let mut ids: Vec<String> = a.findings.iter().map(|f| f.rule.clone()).collect();

@@ -25,7 +25,7 @@ impl Walk<'_, '_> {
         let radius = radius.unwrap_or_else(|| {
             self.tax
                 .entry_radius(rule_index)
-                .map_or(BlastRadius::Unknown, |(_, r)| r)
+                .unwrap_or(BlastRadius::Unknown)
         });
         // A guard-tamper finding wins over every other, so that the label
         // (and the gate, which denies that category) sees it even beside
@@ -85,7 +85,7 @@ impl Walk<'_, '_> {
         if !crate::landing::BY_TARGET.contains(&category) {
             return None;
         }
-        let (_, entry_radius) = self.tax.entry_radius(rule_index)?;
+        let entry_radius = self.tax.entry_radius(rule_index)?;
         let landing = landing.get_or_insert_with(|| self.landing(inv));
         let radius = landing.places.radius(entry_radius);
         Some(match landing.somewhere {

@@ -5,7 +5,7 @@
 //!   blast radius (ties: the earliest entry in taxonomy order).
 //! * Safe needs exactly one simple command, literal words, no writing
 //!   redirection, no wrapper that changes who runs it, nothing nested, and a
-//!   safe entry matching the whole command.
+//!   command spec that explains every word.
 //! * Everything else is unknown, with a reason. Nothing here panics or does
 //!   I/O; a taxonomy that fails to load degrades every label to unknown.
 //!

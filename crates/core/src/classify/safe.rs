@@ -47,8 +47,9 @@ impl Walk<'_, '_> {
         examined: &mut Option<Examined>,
     ) {
         let tax = self.tax;
-        // Safe entries decide a label only for the one top-level command of
-        // a command nothing has yet ruled out; `explain` shows them always.
+        // A spec's safe verdict decides a label only for the one top-level
+        // command of a command nothing has yet ruled out; `explain` shows it
+        // always.
         let may_be_safe =
             self.invocations == 1 && depth == 0 && self.worst.is_none() && !self.refused && !broken;
         // The same for the part of a list or pipeline being examined.

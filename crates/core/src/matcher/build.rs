@@ -22,7 +22,6 @@ use super::plan::{self, Family, FlatGroup, FlatIndex};
 use super::table::{Damaged, Table};
 use crate::error::TaxonomyError;
 use crate::glob::glob_match;
-use crate::label::Class;
 use crate::normalize::Canonical;
 use crate::taxonomy::group_pattern;
 use crate::taxonomy::schema::le_u32;
@@ -378,8 +377,6 @@ impl<'a> Applicable<'a> {
 pub struct Matcher {
     /// Destructive structured shapes, over canonical forms.
     pub destructive: WordGroups,
-    /// Safe structured shapes, over canonical forms.
-    pub safe: WordGroups,
     /// SQL patterns, over SQL text.
     pub sql: PatternGroup,
     /// Code patterns, over interpreter code.
@@ -391,8 +388,6 @@ pub struct Matcher {
     pub line_any: PatternGroup,
     /// Per rule: the forbidden-token check, loaded or compiled on first use.
     forbid: Vec<OnceLock<Option<Checker>>>,
-    /// Per rule: the required-token check, loaded or compiled on first use.
-    require: Vec<OnceLock<Option<Checker>>>,
     /// For the embedded taxonomy: the shipped index of groups and
     /// post-checks, read in place.
     index: Option<FlatIndex<'static>>,
@@ -435,7 +430,6 @@ impl Checker {
 /// An entry's post-checks, shipped or generated here.
 struct PostView<'a> {
     forbid: Option<(&'a [u8], Option<&'static [u8]>)>,
-    require: Option<(&'a [u8], Option<&'static [u8]>)>,
     max_args: Option<usize>,
     min_args: Option<usize>,
     subcommand_len: usize,
@@ -449,13 +443,11 @@ impl Matcher {
         let lazy = || (0..tax.rule_count()).map(|_| OnceLock::new()).collect();
         let mut m = Matcher {
             destructive: WordGroups::new(Family::Destructive, "destructive entries"),
-            safe: WordGroups::new(Family::Safe, "safe entries"),
             sql: PatternGroup::default(),
             code: PatternGroup::default(),
             line: WordGroups::new(Family::Line, "regex entries"),
             line_any: PatternGroup::default(),
             forbid: lazy(),
-            require: lazy(),
             index: None,
             slots: Vec::new(),
         };
@@ -465,7 +457,6 @@ impl Matcher {
                 // few others are filed now.
                 let others = [
                     (plan::SPECIAL_GLOB, Some(Family::Destructive)),
-                    (plan::SPECIAL_GLOB, Some(Family::Safe)),
                     (plan::SPECIAL_GLOB, Some(Family::Line)),
                     (plan::SPECIAL_SQL, None),
                     (plan::SPECIAL_CODE, None),
@@ -491,13 +482,11 @@ impl Matcher {
                 return m;
             }
         }
-        let planned = plan::plan(tax.rules().iter().map(|r| {
-            (
-                r.kind.clone(),
-                r.class == Class::Safe,
-                r.commands.as_slice(),
-            )
-        }));
+        let planned = plan::plan(
+            tax.rules()
+                .iter()
+                .map(|r| (r.kind.clone(), r.commands.as_slice())),
+        );
         for (key, rules) in planned.groups {
             let (special, family, word) = plan::key_parts(&key);
             let word = Cow::Owned(word.to_string());
@@ -542,7 +531,7 @@ impl Matcher {
     /// Every group, with its word.
     fn all_groups(&self) -> Vec<(Option<&str>, &PatternGroup)> {
         let mut all: Vec<(Option<&str>, &PatternGroup)> = Vec::new();
-        for groups in [&self.destructive, &self.safe, &self.line] {
+        for groups in [&self.destructive, &self.line] {
             all.extend(groups.by_word.iter().map(|(w, g)| (Some(w.as_ref()), g)));
             all.push((None, &groups.globbed));
         }
@@ -564,7 +553,6 @@ impl Matcher {
     fn family(&self, family: Family) -> &WordGroups {
         match family {
             Family::Destructive => &self.destructive,
-            Family::Safe => &self.safe,
             Family::Line => &self.line,
         }
     }
@@ -572,7 +560,6 @@ impl Matcher {
     fn family_mut(&mut self, family: Family) -> &mut WordGroups {
         match family {
             Family::Destructive => &mut self.destructive,
-            Family::Safe => &mut self.safe,
             Family::Line => &mut self.line,
         }
     }
@@ -625,7 +612,7 @@ impl Matcher {
                     what: format!("entry `{}`", rule.id),
                     message: e.to_string(),
                 })?;
-            for src in [&c.post.forbid, &c.post.require].into_iter().flatten() {
+            if let Some(src) = &c.post.forbid {
                 compile_one(src).map_err(|e| TaxonomyError::Build {
                     what: format!("post-checks of `{}`", rule.id),
                     message: e.to_string(),
@@ -705,21 +692,14 @@ impl Matcher {
     }
 
     fn post_check(&self, tax: &Taxonomy, rule_idx: usize, canon: &Canonical) -> bool {
-        // A check that cannot compile errs on the cautious side: a safe
-        // entry does not match, a destructive one still does (as does an
-        // entry that cannot be read).
-        // Looked up only when a check is broken, which it never is in a
-        // sound binary.
-        let broken = || {
-            tax.entry_radius(rule_idx)
-                .is_none_or(|(class, _)| class == Class::Destructive)
-        };
+        // A check that cannot compile or search (which it never fails to
+        // in a sound binary) errs on the cautious side: every entry is
+        // destructive, so the entry still matches.
         let shipped = self.index.as_ref().and_then(|index| index.post(rule_idx));
         let rule = || tax.rules().get(rule_idx).ok_or("the entry is missing");
         let post = match shipped {
             Some(p) => PostView {
                 forbid: p.forbid.map(|(src, at)| (src, shipped_dfa(at))),
-                require: p.require.map(|(src, at)| (src, shipped_dfa(at))),
                 max_args: p.max_args,
                 min_args: p.min_args,
                 subcommand_len: p.subcommand_len,
@@ -727,32 +707,18 @@ impl Matcher {
             None => match rule().and_then(|r| r.compiled(&tax.shapes)) {
                 Ok(Compiled { post, .. }) => PostView {
                     forbid: post.forbid.as_deref().map(|src| (src.as_bytes(), None)),
-                    require: post.require.as_deref().map(|src| (src.as_bytes(), None)),
                     max_args: post.max_args,
                     min_args: post.min_args,
                     subcommand_len: post.subcommand_len,
                 },
-                Err(_) => return broken(),
+                Err(_) => return true,
             },
         };
         if let Some((src, dfa)) = post.forbid {
             let found = Self::checker(&self.forbid[rule_idx], src, dfa)
                 .and_then(|c| c.is_match(&canon.text));
-            match found {
-                Some(true) => return false,
-                Some(false) => {}
-                None if !broken() => return false,
-                None => {}
-            }
-        }
-        if let Some((src, dfa)) = post.require {
-            let found = Self::checker(&self.require[rule_idx], src, dfa)
-                .and_then(|c| c.is_match(&canon.text));
-            match found {
-                Some(false) => return false,
-                Some(true) => {}
-                None if !broken() => return false,
-                None => {}
+            if found == Some(true) {
+                return false;
             }
         }
         if post.max_args.is_some() || post.min_args.is_some() {
@@ -894,9 +860,9 @@ mod tests {
         let (rules, _) = index.taxonomy().unwrap_or_default();
         let mut checks = 0;
         for post in (0..rules).filter_map(|r| index.post(r)) {
-            for (src, at) in post.forbid.iter().chain(&post.require) {
+            if let Some((src, at)) = post.forbid {
                 let src = std::str::from_utf8(src).unwrap_or_else(|e| panic!("{e}"));
-                let dfa = shipped_dfa(*at).unwrap_or_else(|| panic!("{src} did not ship"));
+                let dfa = shipped_dfa(at).unwrap_or_else(|| panic!("{src} did not ship"));
                 let checked = Table::new(dfa).map(|t| t.check());
                 assert_eq!(checked, Some(Ok(())), "{src}");
                 // The shipped check is the table, and says what the regex
@@ -912,8 +878,7 @@ mod tests {
                 checks += 1;
             }
         }
-        // (Destructive entries' post-checks: the safe entries that had
-        // forbid-lists are gone.)
+        // (Forbidden flags and arguments, and dry-run forms.)
         assert!(checks > 20, "{checks}");
         // Every group ships (as one table or, if that is too big, in
         // parts), and the index finds each under its own key.
@@ -1028,20 +993,18 @@ mod tests {
             assert_eq!(
                 (
                     e.id.as_ref(),
-                    e.class,
                     e.blast_radius,
                     e.category.as_ref(),
                     e.reason.as_ref()
                 ),
                 (
                     rule.id.as_ref(),
-                    rule.class,
                     rule.blast_radius,
                     rule.category.as_ref(),
                     rule.reason.as_ref()
                 )
             );
-            assert_eq!(tax.entry_radius(i), Some((rule.class, rule.blast_radius)));
+            assert_eq!(tax.entry_radius(i), Some(rule.blast_radius));
         }
         assert_eq!(tax.entry(tax.rule_count()), None);
     }

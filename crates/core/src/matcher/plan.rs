@@ -10,16 +10,21 @@ use std::collections::BTreeMap;
 use super::generate::RuleKind;
 use super::schema::{le_u32, push_words, u32_of};
 
-/// The entries a word-scoped group holds.
+/// The entries a word-scoped group holds. (Every entry is destructive:
+/// rule files hold destructive shapes only.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(u8)]
 pub enum Family {
-    /// Destructive structured entries, over canonical forms.
+    /// Structured entries, over canonical forms.
     Destructive,
-    /// Safe structured entries, over canonical forms.
-    Safe,
     /// Raw-regex entries scoped to command words, over command lines.
     Line,
+}
+
+impl Family {
+    /// Every family, each at the index of its code in the shipped index
+    /// (its discriminant): what the index's writer and reader both count.
+    pub const ALL: [Family; 2] = [Family::Destructive, Family::Line];
 }
 
 /// One automaton.
@@ -47,14 +52,11 @@ pub struct Plan {
     pub globs: Vec<(Family, String)>,
 }
 
-/// Files each entry, given as (kind, safe, command words) in rule order.
-pub fn plan<'a, S: AsRef<str> + 'a>(
-    rules: impl IntoIterator<Item = (RuleKind, bool, &'a [S])>,
-) -> Plan {
+/// Files each entry, given as (kind, command words) in rule order.
+pub fn plan<'a, S: AsRef<str> + 'a>(rules: impl IntoIterator<Item = (RuleKind, &'a [S])>) -> Plan {
     let mut plan = Plan::default();
-    for (i, (kind, safe, commands)) in rules.into_iter().enumerate() {
+    for (i, (kind, commands)) in rules.into_iter().enumerate() {
         let family = match kind {
-            RuleKind::Command if safe => Family::Safe,
             RuleKind::Command => Family::Destructive,
             RuleKind::Sql => {
                 plan.groups.entry(GroupKey::Sql).or_default().push(i);
@@ -191,7 +193,7 @@ pub struct FlatIndex<'a> {
 /// Words in the header: seven counts and checks, then, from word
 /// [`FILTERS_AT`], a filter of the command words of each family (see
 /// [`word_filter_bit`]).
-pub const HEADER: usize = FILTERS_AT + 3 * FILTER_WORDS;
+pub const HEADER: usize = FILTERS_AT + Family::ALL.len() * FILTER_WORDS;
 /// Where in the header the families' filters start.
 const FILTERS_AT: usize = 7;
 /// Words of one family's filter: 1024 bits.
@@ -201,10 +203,19 @@ pub const FILTER_WORDS: usize = 32;
 pub const GROUP_WORDS: usize = 9;
 /// Words per glob: family, glob (offset, length).
 pub const GLOB_WORDS: usize = 3;
-/// Words per entry: flags (1 shipped, 2 forbid, 4 require, 8 max, 16 min),
-/// subcommand length, max, min, forbid (text offset, length, DFA offset,
-/// length), require (likewise).
-pub const POST_WORDS: usize = 12;
+/// Words per entry: flags ([`POST_SHIPPED`], [`POST_FORBID`],
+/// [`POST_MAX`], [`POST_MIN`]), subcommand length, max, min, forbid (text
+/// offset, length, DFA offset, length).
+pub const POST_WORDS: usize = 8;
+
+/// A post record's flag: the entry's post-checks were shipped.
+pub const POST_SHIPPED: u32 = 1;
+/// A post record's flag: it has a forbidden-token check.
+pub const POST_FORBID: u32 = 2;
+/// A post record's flag: it has a maximum argument count.
+pub const POST_MAX: u32 = 4;
+/// A post record's flag: it has a minimum argument count.
+pub const POST_MIN: u32 = 8;
 
 /// One group as read from a [`FlatIndex`].
 #[derive(Clone, Copy, Debug)]
@@ -233,8 +244,6 @@ pub struct FlatPost<'a> {
     /// The regex is needed only when its DFA did not ship, and is checked
     /// as UTF-8 then (a scan reads post-checks ten thousand times).
     pub forbid: Option<PostRegex<'a>>,
-    /// The required-token regex, likewise.
-    pub require: Option<PostRegex<'a>>,
     /// At most this many positional arguments after the subcommand.
     pub max_args: Option<usize>,
     /// At least this many.
@@ -248,12 +257,7 @@ fn family_code(f: Option<Family>) -> u32 {
 }
 
 fn family_of(code: u32) -> Option<Family> {
-    match code {
-        0 => Some(Family::Destructive),
-        1 => Some(Family::Safe),
-        2 => Some(Family::Line),
-        _ => None,
-    }
+    Family::ALL.get(usize::try_from(code).ok()?).copied()
 }
 
 /// A command word's bit in a family's filter: from its length and three of
@@ -326,7 +330,7 @@ pub fn write_index(
         (fingerprint >> 32) as u32,
     ]);
     debug_assert_eq!(head.len(), FILTERS_AT);
-    let mut filters = [0u32; 3 * FILTER_WORDS];
+    let mut filters = [0u32; Family::ALL.len() * FILTER_WORDS];
     for g in groups {
         if let (SPECIAL_WORD, Some(family)) = (g.special, g.family) {
             let bit = word_filter_bit(g.word);
@@ -366,22 +370,20 @@ pub fn write_index(
             head.extend([0u32; POST_WORDS]);
             continue;
         };
-        let mut flags = 1;
-        let mut check = |data: &mut Vec<u8>, c: Option<PostRegex<'_>>, bit: u32| {
-            let Some((src, dfa)) = c else {
-                return [0u32; 4];
-            };
-            flags |= bit;
-            let text = put(data, src);
-            [text.0, text.1, dfa.0, dfa.1]
+        let mut flags = POST_SHIPPED;
+        let forbid = match p.forbid {
+            Some((src, dfa)) => {
+                flags |= POST_FORBID;
+                let text = put(&mut data, src);
+                [text.0, text.1, dfa.0, dfa.1]
+            }
+            None => [0u32; 4],
         };
-        let forbid = check(&mut data, p.forbid, 2);
-        let require = check(&mut data, p.require, 4);
         if p.max_args.is_some() {
-            flags |= 8;
+            flags |= POST_MAX;
         }
         if p.min_args.is_some() {
-            flags |= 16;
+            flags |= POST_MIN;
         }
         head.extend([
             flags,
@@ -390,7 +392,6 @@ pub fn write_index(
             u(p.min_args.unwrap_or(0)),
         ]);
         head.extend(forbid);
-        head.extend(require);
     }
     let mut out = Vec::with_capacity(head.len() * 4 + data.len());
     push_words(&mut out, &head);
@@ -517,22 +518,18 @@ impl<'a> FlatIndex<'a> {
         let start = HEADER + self.groups * GROUP_WORDS + self.table + self.globs * GLOB_WORDS;
         let w = |k: usize| self.word(start + rule * POST_WORDS + k);
         let flags = w(0)?;
-        if flags & 1 == 0 {
+        if flags & POST_SHIPPED == 0 {
             return None;
         }
-        let check = |bit: u32, k: usize| -> Option<Option<PostRegex<'a>>> {
-            if flags & bit == 0 {
-                return Some(None);
-            }
-            let text = self.slice(w(k)?, w(k + 1)?)?;
-            Some(Some((text, (w(k + 2)?, w(k + 3)?))))
+        let forbid = match flags & POST_FORBID {
+            0 => None,
+            _ => Some((self.slice(w(4)?, w(5)?)?, (w(6)?, w(7)?))),
         };
         Some(FlatPost {
             subcommand_len: w(1)? as usize,
-            max_args: (flags & 8 != 0).then_some(w(2)? as usize),
-            min_args: (flags & 16 != 0).then_some(w(3)? as usize),
-            forbid: check(2, 4)?,
-            require: check(4, 8)?,
+            max_args: (flags & POST_MAX != 0).then_some(w(2)? as usize),
+            min_args: (flags & POST_MIN != 0).then_some(w(3)? as usize),
+            forbid,
         })
     }
 }
@@ -551,37 +548,85 @@ mod tests {
         assert_eq!(super::parts(&bytes[..5]), None);
     }
 
+    /// Each entry's post record reads back as written: which checks it has
+    /// (an unshipped one reads as none at all), their values and where
+    /// their texts and DFAs are.
+    #[test]
+    fn post_records_round_trip() {
+        let forbid: &[u8] = b"\\x1f-n\\x1f";
+        let posts = [
+            Some(FlatPost {
+                forbid: Some((forbid, (8, 16))),
+                max_args: Some(2),
+                min_args: None,
+                subcommand_len: 1,
+            }),
+            None,
+            Some(FlatPost {
+                forbid: None,
+                max_args: None,
+                min_args: Some(0),
+                subcommand_len: 0,
+            }),
+            Some(FlatPost::default()),
+        ];
+        let bytes = write_index(posts.len(), 7, &[], &[], &posts);
+        let index = FlatIndex::new(&bytes).unwrap_or_else(|| panic!("no index"));
+        assert_eq!(index.taxonomy(), Some((posts.len(), 7)));
+        for (i, want) in posts.iter().enumerate() {
+            let got = index.post(i);
+            let view = |p: Option<FlatPost<'_>>| {
+                p.map(|p| {
+                    let forbid = p.forbid.map(|(src, at)| (src.to_vec(), at));
+                    (forbid, p.max_args, p.min_args, p.subcommand_len)
+                })
+            };
+            assert_eq!(view(got), view(*want), "entry {i}");
+        }
+        assert!(index.post(posts.len()).is_none());
+    }
+
+    /// The index files a family under its discriminant, and reads that
+    /// code back as the family: both count `Family::ALL`.
+    #[test]
+    fn family_codes_round_trip() {
+        for (i, family) in Family::ALL.into_iter().enumerate() {
+            assert_eq!(family as usize, i);
+            assert_eq!(family_of(family_code(Some(family))), Some(family));
+        }
+        assert_eq!(family_of(family_code(None)), None);
+        assert_eq!(family_of(Family::ALL.len() as u32), None);
+    }
+
     #[test]
     fn entries_are_filed_by_kind_family_and_word() {
         let rm = vec!["rm|unlink".to_string()];
         let mkfs = vec!["mkfs.*".to_string()];
         let none: Vec<String> = Vec::new();
         let p = plan([
-            (RuleKind::Command, false, rm.as_slice()),
-            (RuleKind::Command, true, rm.as_slice()),
-            (RuleKind::Command, false, mkfs.as_slice()),
-            (RuleKind::Sql, false, none.as_slice()),
-            (RuleKind::Regex, false, none.as_slice()),
-            (RuleKind::Regex, false, rm.as_slice()),
-            (RuleKind::Command, false, rm.as_slice()),
+            (RuleKind::Command, rm.as_slice()),
+            (RuleKind::Command, mkfs.as_slice()),
+            (RuleKind::Sql, none.as_slice()),
+            (RuleKind::Regex, none.as_slice()),
+            (RuleKind::Regex, rm.as_slice()),
+            (RuleKind::Command, rm.as_slice()),
         ]);
         let word = |f, w: &str| GroupKey::Word(f, w.to_string());
         assert_eq!(
             p.groups.get(&word(Family::Destructive, "rm")),
-            Some(&vec![0, 6])
+            Some(&vec![0, 5])
         );
         assert_eq!(
             p.groups.get(&word(Family::Destructive, "unlink")),
-            Some(&vec![0, 6])
+            Some(&vec![0, 5])
         );
-        assert_eq!(p.groups.get(&word(Family::Safe, "rm")), Some(&vec![1]));
         assert_eq!(
             p.groups.get(&GroupKey::Glob(Family::Destructive)),
-            Some(&vec![2])
+            Some(&vec![1])
         );
-        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![3]));
-        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![4]));
-        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![5]));
+        assert_eq!(p.groups.get(&GroupKey::Sql), Some(&vec![2]));
+        assert_eq!(p.groups.get(&GroupKey::LineAny), Some(&vec![3]));
+        assert_eq!(p.groups.get(&word(Family::Line, "rm")), Some(&vec![4]));
         assert_eq!(p.globs, vec![(Family::Destructive, "mkfs.*".to_string())]);
     }
 }

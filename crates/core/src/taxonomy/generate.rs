@@ -15,11 +15,8 @@ pub use super::schema::RuleKind;
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct PostCheck {
     /// A regex over the canonical form that must *not* match (forbidden flags
-    /// or arguments).
+    /// or arguments, or a dry-run form).
     pub forbid: Option<String>,
-    /// A regex over the canonical form that must match (required flags of a
-    /// safe entry).
-    pub require: Option<String>,
     /// At most this many positional arguments after the subcommand.
     pub max_args: Option<usize>,
     /// At least this many.
@@ -77,7 +74,6 @@ pub fn group_pattern(word: Option<&str>, compiled: &Compiled) -> String {
 /// Generates a structured entry's regex and post-checks. `commands` are the
 /// entry's command words (the loader keeps them on the rule, not in `raw`).
 pub fn structured<S: AsRef<str>>(
-    safe: bool,
     commands: &[S],
     raw: &RawRule,
     shapes: &BTreeMap<String, String>,
@@ -90,16 +86,9 @@ pub fn structured<S: AsRef<str>>(
         subcommand: &raw.subcommand,
         flags: &raw.flags,
         args: &raw.args,
-        allow_flags: raw.allow_flags.as_deref(),
-        global_flags: raw.global_flags,
-        local_paths: raw.local_paths,
     };
-    let pattern = if safe {
-        pattern::safe_regex(&shape, shapes)
-    } else {
-        pattern::destructive_regex(&shape, shapes)
-    }
-    .map_err(|m| (if m.contains("shape") { "args" } else { "flags" }, m))?;
+    let pattern = pattern::destructive_regex(&shape, shapes)
+        .map_err(|m| (if m.contains("shape") { "args" } else { "flags" }, m))?;
     let mut forbids = Vec::new();
     if !raw.forbid_flags.is_empty() {
         forbids.push(pattern::any_flag_regex(&raw.forbid_flags));
@@ -113,11 +102,6 @@ pub fn structured<S: AsRef<str>>(
         forbids.push(pattern::dry_run_regex(&raw.dry_run));
     }
     let forbid = (!forbids.is_empty()).then(|| forbids.join("|"));
-    let require = if safe && !raw.flags.is_empty() {
-        Some(pattern::all_flags_regex(&raw.flags).map_err(|m| ("flags", m))?)
-    } else {
-        None
-    };
     let tail = pattern
         .strip_prefix(&pattern::command_prefix(commands))
         .map(String::from);
@@ -126,7 +110,6 @@ pub fn structured<S: AsRef<str>>(
         tail,
         post: PostCheck {
             forbid,
-            require,
             max_args: raw.max_args,
             min_args: raw.min_args,
             subcommand_len: raw.subcommand.len(),

@@ -20,7 +20,7 @@ use super::generate::{self, Compiled, PostCheck, RuleKind};
 use super::model::{CommandSpec, Deferred, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
 use super::schema::{Bundle, BundledRule, CommandsFile, CommandsView, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
-use crate::label::{BlastRadius, Class};
+use crate::label::BlastRadius;
 
 /// The taxonomy shipped inside the binary.
 pub static EMBEDDED: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/../../taxonomy");
@@ -135,24 +135,19 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
                 message: "rule files hold destructive shapes only: a safe verdict comes from a command spec in specs/*.toml, which explains every option and argument of the command".into(),
             });
         }
-        for (class, raws) in [
-            (Class::Destructive, parsed.destructive),
-            (Class::Safe, parsed.safe),
-        ] {
-            for raw in raws {
-                let line = ids.next_line_of(&raw.id);
-                if let Some((first_file, first_line)) = seen.get(&raw.id) {
-                    return Err(TaxonomyError::DuplicateId {
-                        file: file.clone(),
-                        line,
-                        id: raw.id.clone(),
-                        first: format!("{first_file}:{first_line}"),
-                    });
-                }
-                seen.insert(raw.id.clone(), (file.clone(), line));
-                let rule = validate_rule(&file, line, class, raw, &tax.shapes, check_patterns)?;
-                tax.rules_mut().push(rule);
+        for raw in parsed.destructive {
+            let line = ids.next_line_of(&raw.id);
+            if let Some((first_file, first_line)) = seen.get(&raw.id) {
+                return Err(TaxonomyError::DuplicateId {
+                    file: file.clone(),
+                    line,
+                    id: raw.id.clone(),
+                    first: format!("{first_file}:{first_line}"),
+                });
             }
+            seen.insert(raw.id.clone(), (file.clone(), line));
+            let rule = validate_rule(&file, line, raw, &tax.shapes, check_patterns)?;
+            tax.rules_mut().push(rule);
         }
     }
     Ok(tax)
@@ -229,7 +224,7 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
             next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
-            let (class, blast_radius) = record_class_radius(bundle, &r)
+            let blast_radius = record_radius(bundle, &r)
                 .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
             let compiled = OnceLock::new();
             let deferred = match r.pattern {
@@ -249,7 +244,6 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
             }
             rules.push(Rule {
                 id: Cow::Borrowed(id),
-                class,
                 category: Cow::Borrowed(text(r.category)?),
                 blast_radius,
                 reason: Cow::Borrowed(text(r.reason)?),
@@ -267,42 +261,23 @@ pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, Taxono
     Ok(rules)
 }
 
-/// A packed entry's class and blast radius: safe for a safe entry, else
-/// destructive with the radius it names (`None` when it names none that
+/// A decoded record's blast radius (`None` when it names none that
 /// parses).
-fn class_radius(safe: bool, radius: Option<&str>) -> Option<(Class, BlastRadius)> {
-    if safe {
-        return Some((Class::Safe, BlastRadius::Safe));
-    }
-    Some((Class::Destructive, BlastRadius::parse(radius?)?))
+fn record_radius(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
+    BlastRadius::parse(bundle.str(r.blast_radius?)?)
 }
 
-/// [`class_radius`] of a decoded record.
-fn record_class_radius(
-    bundle: &Bundle<'static>,
-    r: &BundledRule<'static>,
-) -> Option<(Class, BlastRadius)> {
-    let radius = match r.blast_radius {
-        Some(span) => Some(bundle.str(span)?),
-        None => None,
-    };
-    class_radius(r.safe, radius)
-}
-
-/// Packed entry `i`'s class and blast radius.
-pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<(Class, BlastRadius)> {
-    let (safe, radius) = bundle.rule_radius(i)?;
-    class_radius(safe, radius)
+/// Packed entry `i`'s blast radius, read without decoding its record.
+pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
+    BlastRadius::parse(bundle.rule_radius(i)??)
 }
 
 /// What a label needs of packed entry `i`, borrowed from the binary.
 pub(crate) fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
     let r = bundle.rule(i)?;
-    let (class, blast_radius) = record_class_radius(bundle, &r)?;
     Some(EntryLabel {
         id: Cow::Borrowed(bundle.str(r.id)?),
-        class,
-        blast_radius,
+        blast_radius: record_radius(bundle, &r)?,
         category: Cow::Borrowed(bundle.str(r.category)?),
         reason: Cow::Borrowed(bundle.str(r.reason)?),
     })
@@ -452,10 +427,11 @@ fn line_of_key(text: &str, key: &str) -> usize {
         .map_or(0, |i| i + 1)
 }
 
+/// A destructive entry (the only kind a rule file holds) checked and made
+/// a [`Rule`]; the error names the field at fault.
 fn validate_rule(
     file: &str,
     line: usize,
-    class: Class,
     raw: RawRule,
     shapes: &BTreeMap<String, String>,
     check_patterns: bool,
@@ -484,21 +460,14 @@ fn validate_rule(
     if raw.reason.trim().is_empty() {
         return Err(err("reason", "every entry needs a reason".into()));
     }
-    let blast_radius = match (class, raw.blast_radius.as_deref()) {
-        (Class::Safe, Some(_)) => {
-            return Err(err(
-                "blast_radius",
-                "a safe entry has no blast radius; remove the field".into(),
-            ))
-        }
-        (Class::Safe, None) => BlastRadius::Safe,
-        (_, None) => {
+    let blast_radius = match raw.blast_radius.as_deref() {
+        None => {
             return Err(err(
                 "blast_radius",
                 "a destructive entry needs blast_radius = \"low\", \"medium\" or \"high\"".into(),
             ))
         }
-        (_, Some(s)) => match BlastRadius::parse(s) {
+        Some(s) => match BlastRadius::parse(s) {
             Some(r @ (BlastRadius::Low | BlastRadius::Medium | BlastRadius::High)) => r,
             _ => {
                 return Err(err(
@@ -520,24 +489,6 @@ fn validate_rule(
         return Err(err(
             "near_misses",
             "every entry needs at least one near miss it must not match".into(),
-        ));
-    }
-    if class == Class::Destructive && raw.local_paths {
-        return Err(err(
-            "local_paths",
-            "local_paths restricts safe entries; destructive entries use args".into(),
-        ));
-    }
-    if class == Class::Safe && !raw.dry_run.is_empty() {
-        return Err(err(
-            "dry_run",
-            "dry_run lifts destructive entries; a safe entry's forms are its flags".into(),
-        ));
-    }
-    if class == Class::Destructive && raw.allow_flags.is_some() {
-        return Err(err(
-            "allow_flags",
-            "allow_flags is for safe entries; use flags or forbid_flags".into(),
         ));
     }
     // `regex` may come with `command`: the words scope the raw regex, so it
@@ -564,9 +515,7 @@ fn validate_rule(
         || !raw.args.is_empty()
         || !raw.forbid_args.is_empty()
         || raw.max_args.is_some()
-        || raw.min_args.is_some()
-        || raw.allow_flags.is_some()
-        || raw.local_paths;
+        || raw.min_args.is_some();
     let structured = !raw.command.is_empty() && raw.regex.is_none();
     if !structured && structured_only {
         let field = [
@@ -578,8 +527,6 @@ fn validate_rule(
             ("forbid_args", !raw.forbid_args.is_empty()),
             ("max_args", raw.max_args.is_some()),
             ("min_args", raw.min_args.is_some()),
-            ("allow_flags", raw.allow_flags.is_some()),
-            ("local_paths", raw.local_paths),
         ]
         .into_iter()
         .find(|(_, set)| *set)
@@ -599,8 +546,8 @@ fn validate_rule(
             post: PostCheck::default(),
         }));
     } else if check_patterns {
-        let c = generate::structured(class == Class::Safe, &raw.command, &raw, shapes)
-            .map_err(|(field, m)| err(field, m))?;
+        let c =
+            generate::structured(&raw.command, &raw, shapes).map_err(|(field, m)| err(field, m))?;
         if let Some(f) = &c.post.forbid {
             check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
         }
@@ -631,7 +578,6 @@ fn validate_rule(
     );
     Ok(Rule {
         id: Cow::Owned(std::mem::take(&mut raw.id)),
-        class,
         category: Cow::Owned(std::mem::take(&mut raw.category)),
         blast_radius,
         reason: Cow::Owned(std::mem::take(&mut raw.reason)),
@@ -649,8 +595,6 @@ fn validate_rule(
     })
 }
 
-/// The regex and post-checks of a structured entry; the error names the
-/// field at fault.
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -737,6 +681,12 @@ near_misses = ["x list"]
                 GOOD.replace("[[destructive]]", "[[safe]]"),
                 "rules/test.toml:3: entry `x-delete`: field `safe`: rule files hold destructive shapes only",
             ),
+            // Whatever keys an old safe entry has.
+            (
+                GOOD.replace("[[destructive]]", "[[safe]]")
+                    .replace("command = [\"x\"]", "command = [\"x\"]\nallow_flags = []"),
+                "rules/test.toml:3: entry `x-delete`: field `safe`: rule files hold destructive shapes only",
+            ),
             (
                 format!("{GOOD}{GOOD}"),
                 "rules/test.toml:13: duplicate id `x-delete` (first defined in rules/test.toml:3)",
@@ -771,6 +721,31 @@ near_misses = ["x list"]
                 Err(e) => e.to_string(),
             };
             assert!(got.contains(want), "want {want:?} in {got:?}");
+        }
+    }
+
+    /// The keys only safe entries took (which rule files no longer hold)
+    /// are unknown keys now, reported with the file, line and key like any
+    /// misspelt one.
+    #[test]
+    fn keys_of_safe_entries_are_unknown() {
+        for key in [
+            "allow_flags = [\"-l\"]",
+            "global_flags = true",
+            "local_paths = true",
+        ] {
+            let text = GOOD.replace("command = [\"x\"]", &format!("command = [\"x\"]\n{key}"));
+            let got = match load_one(&text) {
+                Ok(_) => "loaded".to_string(),
+                Err(e) => e.to_string(),
+            };
+            let field = key.split(' ').next().unwrap_or(key);
+            for want in [
+                "rules/test.toml: TOML parse error at line 8".to_string(),
+                format!("unknown field `{field}`"),
+            ] {
+                assert!(got.contains(&want), "want {want:?} in {got:?}");
+            }
         }
     }
 }

@@ -1,11 +1,14 @@
 //! The taxonomy: human-edited TOML files that say which command shapes are
-//! destructive (with a blast radius and a category) and which are safe.
+//! destructive (with a blast radius and a category) and, through command
+//! specs, which commands are safe.
 //!
 //! Files live in the repository's `taxonomy/` directory and are embedded in
 //! the binary. `commands.toml` holds how commands take their arguments
 //! (options with values, wrappers, named argument shapes); `rules/*.toml`
-//! hold entries, one file per domain. See [`pattern`] for the pattern
-//! language, and [`Taxonomy::embedded`] for the default.
+//! hold destructive entries, one file per domain; `specs/*.toml` hold the
+//! command specs safe verdicts come from (see [`crate::spec`]). See
+//! [`pattern`] for the pattern language, and [`Taxonomy::embedded`] for the
+//! default.
 
 mod files;
 pub(crate) mod generate;
@@ -25,7 +28,7 @@ pub use load::{
 };
 pub use model::{CommandSpec, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
 pub use name_map::NameMap;
-pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RuleFile};
+pub use schema::{CommandsFile, RawCommandSpec, RawRule, RawWrapper, RefusedEntry, RuleFile};
 
 use crate::error::TaxonomyError;
 

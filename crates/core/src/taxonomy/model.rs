@@ -11,20 +11,19 @@ use rustc_hash::FxHashSet;
 
 use super::generate::{Compiled, RuleKind};
 use super::schema::{Bundle, RawRule, Words};
-use crate::label::{BlastRadius, Class};
+use crate::label::BlastRadius;
 
-/// One validated taxonomy entry. Its text borrows from the binary for the
-/// embedded taxonomy (nothing to copy when a hook process starts) and is
-/// owned when loaded from files.
+/// One validated taxonomy entry: a destructive shape (rule files hold no
+/// other; safe verdicts come from command specs). Its text borrows from the
+/// binary for the embedded taxonomy (nothing to copy when a hook process
+/// starts) and is owned when loaded from files.
 #[derive(Clone, Debug, Serialize)]
 pub struct Rule {
     /// Unique id.
     pub id: Cow<'static, str>,
-    /// Safe or destructive.
-    pub class: Class,
     /// Category tag.
     pub category: Cow<'static, str>,
-    /// `Safe` for safe entries; low, medium or high for destructive ones.
+    /// Low, medium or high.
     pub blast_radius: BlastRadius,
     /// Why.
     pub reason: Cow<'static, str>,
@@ -64,7 +63,7 @@ impl Rule {
                     }
                     None => return Err(format!("entry `{}` has no pattern", self.id)),
                 };
-                super::generate::structured(self.class == Class::Safe, &self.commands, raw, shapes)
+                super::generate::structured(&self.commands, raw, shapes)
                     .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
             })
             .as_ref()
@@ -196,7 +195,7 @@ pub struct Wrapper {
 /// name, entries in file order).
 #[derive(Clone, Debug, Default)]
 pub struct Taxonomy {
-    /// Every rule, destructive and safe (see [`Taxonomy::rules`]).
+    /// Every rule (see [`Taxonomy::rules`]).
     rules: Vec<Rule>,
     /// For the embedded taxonomy: its packed entries, read in place until
     /// something asks for whole [`Rule`]s (`rules` is empty meanwhile).
@@ -234,8 +233,6 @@ pub(crate) struct PackedEntries {
 pub struct EntryLabel {
     /// Its id.
     pub id: Cow<'static, str>,
-    /// Safe or destructive.
-    pub class: Class,
     /// Its blast radius.
     pub blast_radius: BlastRadius,
     /// Its category.
@@ -265,7 +262,7 @@ impl Taxonomy {
         self.embedded
     }
 
-    /// Every rule, destructive and safe, in taxonomy order. For the
+    /// Every rule, in taxonomy order. For the
     /// embedded taxonomy they are built on the first call: classifying a
     /// command needs only [`Taxonomy::entry`], and a hook process that
     /// built every entry would spend a third of its time doing it. (Should
@@ -297,11 +294,11 @@ impl Taxonomy {
         }
     }
 
-    /// Entry `i`'s class and blast radius.
-    pub fn entry_radius(&self, i: usize) -> Option<(Class, BlastRadius)> {
+    /// Entry `i`'s blast radius.
+    pub fn entry_radius(&self, i: usize) -> Option<BlastRadius> {
         match &self.packed {
             Some(p) => super::load::packed_radius(&p.bundle, i),
-            None => self.rules.get(i).map(|r| (r.class, r.blast_radius)),
+            None => self.rules.get(i).map(|r| r.blast_radius),
         }
     }
 
@@ -336,7 +333,6 @@ impl Taxonomy {
             Some(p) => super::load::packed_entry(&p.bundle, i),
             None => self.rules.get(i).map(|r| EntryLabel {
                 id: r.id.clone(),
-                class: r.class,
                 blast_radius: r.blast_radius,
                 category: r.category.clone(),
                 reason: r.reason.clone(),
@@ -349,14 +345,9 @@ impl Taxonomy {
         self.rules().iter().find(|r| r.id == id)
     }
 
-    /// Distinct categories of the given class, sorted.
-    pub fn categories(&self, class: Class) -> Vec<&str> {
-        let mut cats: Vec<&str> = self
-            .rules()
-            .iter()
-            .filter(|r| r.class == class)
-            .map(|r| r.category.as_ref())
-            .collect();
+    /// Distinct categories of the entries, sorted.
+    pub fn categories(&self) -> Vec<&str> {
+        let mut cats: Vec<&str> = self.rules().iter().map(|r| r.category.as_ref()).collect();
         cats.sort_unstable();
         cats.dedup();
         cats

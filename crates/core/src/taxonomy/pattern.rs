@@ -14,8 +14,9 @@
 //!   requirements, so at most 24 branches)
 //! * `args = ["{critical-path}"]` → an argument token of that shape
 //!
-//! Safe entries compile to a fully anchored regex in which every remaining
-//! token must be an allowed flag or an allowed argument shape.
+//! Every entry is destructive (a safe verdict comes from a command spec,
+//! not from a pattern), so a pattern says only what must be present: the
+//! tokens it does not name may be anything.
 
 use std::collections::BTreeMap;
 
@@ -121,7 +122,7 @@ fn permutations(n: usize) -> Vec<Vec<usize>> {
 /// The most requirements (flags plus argument shapes) one entry may list.
 pub const MAX_REQUIREMENTS: usize = 4;
 
-/// Inputs to [`destructive_regex`] and [`safe_regex`].
+/// Inputs to [`destructive_regex`].
 pub struct Shape<'a> {
     /// Command word alternatives.
     pub command: &'a [String],
@@ -131,24 +132,6 @@ pub struct Shape<'a> {
     pub flags: &'a [String],
     /// Argument shapes.
     pub args: &'a [String],
-    /// Safe only: allowed flags.
-    pub allow_flags: Option<&'a [String]>,
-    /// Allow flags between the command word and the subcommand.
-    pub global_flags: bool,
-    /// Safe only: path arguments and option values must be local.
-    pub local_paths: bool,
-}
-
-/// A path inside the working directory: relative, no leading `~` or `-`,
-/// and no `..` segment.
-pub const LOCAL_PATH: &str = concat!(
-    r"(?:[^/\x1f.~-][^/\x1f]*|\.[^/\x1f.][^/\x1f]*|\.\.[^/\x1f]+|\.)",
-    r"(?:/(?:[^/\x1f.][^/\x1f]*|\.[^/\x1f.][^/\x1f]*|\.\.[^/\x1f]+|\.|))*"
-);
-
-/// An option value that names nothing outside the working directory.
-fn local_value() -> String {
-    format!("(?:{LOCAL_PATH}|[^/~\\x1f][^/\\x1f]*|)")
 }
 
 /// The start every structured pattern shares: the command word
@@ -158,29 +141,20 @@ pub fn command_prefix(commands: &[String]) -> String {
     format!("^\\x1f{}\\x1f", word_alternatives(&commands.join("|")))
 }
 
-fn head(
-    shape: &Shape<'_>,
-    allow_globals: bool,
-    shapes: &BTreeMap<String, String>,
-) -> Result<String, String> {
-    let mut re = command_prefix(shape.command);
-    for sub in shape.subcommand {
-        if allow_globals {
-            re.push_str("(?:-[^\\x1f]*\\x1f)*");
-        }
-        re.push_str(&shape_body(sub, shapes)?);
-        re.push_str("\\x1f");
-    }
-    Ok(re)
-}
-
 /// The regex for a destructive entry: anchored at the command word, matching
 /// when every requirement appears somewhere after the subcommand.
 pub fn destructive_regex(
     shape: &Shape<'_>,
     shapes: &BTreeMap<String, String>,
 ) -> Result<String, String> {
-    let mut re = head(shape, true, shapes)?;
+    let mut re = command_prefix(shape.command);
+    // Options may stand before each subcommand word (`git -C dir push`,
+    // whose `-C=dir` is one token).
+    for sub in shape.subcommand {
+        re.push_str("(?:-[^\\x1f]*\\x1f)*");
+        re.push_str(&shape_body(sub, shapes)?);
+        re.push_str("\\x1f");
+    }
     let mut reqs: Vec<String> = shape.flags.iter().map(|f| flag_token(f)).collect();
     for a in shape.args {
         reqs.push(shape_token(a, shapes)?);
@@ -194,55 +168,6 @@ pub fn destructive_regex(
         re.push_str(&conjunction(&reqs));
     }
     Ok(re)
-}
-
-/// The regex for a safe entry: the whole canonical form must match.
-pub fn safe_regex(shape: &Shape<'_>, shapes: &BTreeMap<String, String>) -> Result<String, String> {
-    let mut re = head(shape, shape.global_flags, shapes)?;
-    let value = if shape.local_paths {
-        local_value()
-    } else {
-        "[^\\x1f]*".to_string()
-    };
-    let flag = match shape.allow_flags {
-        Some([]) => None,
-        Some(list) => Some(format!(
-            "(?:{})(?:={value})?",
-            list.iter()
-                .map(|f| word_alternatives(f))
-                .collect::<Vec<_>>()
-                .join("|")
-        )),
-        None if shape.local_paths => Some(format!("-[^\\x1f=]+(?:={value})?")),
-        None => Some("-[^\\x1f]+".to_string()),
-    };
-    let positional = if shape.args.is_empty() && shape.local_paths {
-        format!("{LOCAL_PATH}|/dev/null|-|")
-    } else if shape.args.is_empty() {
-        "[^\\x1f-][^\\x1f]*|-|".to_string()
-    } else {
-        let mut alts = Vec::new();
-        for a in shape.args {
-            alts.push(shape_body(a, shapes)?);
-        }
-        alts.join("|")
-    };
-    let token = match flag {
-        Some(f) => format!("(?:{f}|{positional})"),
-        None => format!("(?:{positional})"),
-    };
-    re.push_str(&format!("(?:{token}\\x1f)*$"));
-    Ok(re)
-}
-
-/// A regex that matches when every flag group is present somewhere (the
-/// required flags of a safe entry, checked after its whole-command match).
-pub fn all_flags_regex(flags: &[String]) -> Result<String, String> {
-    if flags.len() > MAX_REQUIREMENTS {
-        return Err(format!("at most {MAX_REQUIREMENTS} required flags"));
-    }
-    let reqs: Vec<String> = flags.iter().map(|f| flag_token(f)).collect();
-    Ok(format!("^\\x1f{}", conjunction(&reqs)))
 }
 
 /// "Every one of these tokens occurs, in any order": one branch per

@@ -10,17 +10,28 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-/// One rule file (`taxonomy/rules/*.toml`): destructive shapes and safe shapes
-/// of one domain.
+/// One rule file (`taxonomy/rules/*.toml`): the destructive shapes of one
+/// domain.
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFile {
     /// Shapes that destroy or change something that matters.
     #[serde(default)]
     pub destructive: Vec<RawRule>,
-    /// Read-only shapes that may be auto-approved.
+    /// A `[[safe]]` table, read only so that the loader can refuse it by
+    /// name and point to `specs/`, where safe verdicts come from. It is
+    /// never loaded.
     #[serde(default)]
-    pub safe: Vec<RawRule>,
+    pub safe: Vec<RefusedEntry>,
+}
+
+/// An entry of a table the loader refuses (see [`RuleFile::safe`]). Only
+/// its id is read, to name it in the error: an old safe entry, whatever
+/// keys it has, gets that error and not one about a key.
+#[derive(Debug, Default, Deserialize, Serialize)]
+pub struct RefusedEntry {
+    /// Its `id`.
+    pub id: String,
 }
 
 /// What a rule looks at.
@@ -49,8 +60,9 @@ pub struct RawRule {
     pub id: String,
     /// Category tag, e.g. `fs-delete`.
     pub category: String,
-    /// `low`, `medium` or `high`; required for destructive entries, forbidden
-    /// for safe ones.
+    /// `low`, `medium` or `high`: how much a match can destroy (required;
+    /// optional here so that its absence is reported by the loader, with the
+    /// entry).
     pub blast_radius: Option<String>,
     /// Why this shape is what it is, for a person.
     pub reason: String,
@@ -70,7 +82,7 @@ pub struct RawRule {
     /// Flags whose presence stops this entry from matching.
     #[serde(default)]
     pub forbid_flags: Vec<String>,
-    /// Destructive entries: the tool's own simulate forms (`--dry-run`,
+    /// The tool's own simulate forms (`--dry-run`,
     /// `-n`, `--simulate`), each `a|b` alternatives, which make it print
     /// what it would do and change nothing. Present and switched on (not
     /// `--dry-run=false`, nor `--dry-run false`, which some parsers read
@@ -79,11 +91,8 @@ pub struct RawRule {
     /// -n` still runs `$(shell …)` and `+` lines).
     #[serde(default)]
     pub dry_run: Vec<String>,
-    /// Safe entries only: when set, every flag must be one of these.
-    pub allow_flags: Option<Vec<String>>,
-    /// Destructive: required argument shapes (each must match some argument
-    /// after the subcommand). Safe: every positional argument must match one
-    /// of these shapes.
+    /// Required argument shapes: each must match some argument after the
+    /// subcommand.
     #[serde(default)]
     pub args: Vec<String>,
     /// Argument shapes whose presence stops this entry from matching.
@@ -93,15 +102,6 @@ pub struct RawRule {
     pub max_args: Option<usize>,
     /// At least this many positional arguments after the subcommand.
     pub min_args: Option<usize>,
-    /// Safe entries: allow flags between the command word and the
-    /// subcommand (e.g. `kubectl -n prod get pods`). Default false for safe
-    /// entries, always allowed for destructive ones.
-    #[serde(default)]
-    pub global_flags: bool,
-    /// Safe entries: every path argument (and option value) must stay inside
-    /// the working directory: no absolute path, no `~`, no `..` segment.
-    #[serde(default)]
-    pub local_paths: bool,
     /// A regex over SQL text sent to a database client.
     pub sql: Option<String>,
     /// A regex over interpreter code (`python -c`, `node -e`, …).
@@ -229,18 +229,18 @@ pub struct Bundle<'a> {
     /// Each rule file that parsed, in path order: its path and how many
     /// entries it holds.
     pub rule_files: Vec<(Span, u32)>,
-    /// Every entry of those files in order (destructive then safe, each in
-    /// file order), one record of [`RULE_WORDS`] little-endian `u32`s each.
+    /// Every entry of those files in order, one record of [`RULE_WORDS`]
+    /// little-endian `u32`s each.
     pub rules: &'a [u8],
     /// The entries' encoded shapes, which the records point into.
     pub raws: &'a [u8],
 }
 
-/// Words per entry record: safe, line, kind, id, category, blast radius,
-/// reason (spans, two words each; an absent one is `u32::MAX, 0`), command
-/// words (a list), pattern (a span or absent), shape (offset and length in
-/// [`Bundle::raws`]).
-pub const RULE_WORDS: usize = 17;
+/// Words per entry record: line, kind, id, category, blast radius, reason
+/// (spans, two words each; an absent one is `u32::MAX, 0`), command words
+/// (a list), pattern (a span or absent), shape (offset and length in
+/// [`Bundle::raws`]). Every entry is destructive: no word says so.
+pub const RULE_WORDS: usize = 16;
 
 /// Where a string is in [`Bundle::text`]: offset and length.
 pub type Span = (u32, u32);
@@ -252,8 +252,6 @@ pub type List = (u32, u32);
 /// of the entry still encoded, for when its pattern is first generated.
 #[derive(Debug)]
 pub struct BundledRule<'a> {
-    /// A safe entry (else destructive).
-    pub safe: bool,
     /// The line of its `id`.
     pub line: usize,
     /// As in [`RawRule`].
@@ -400,7 +398,6 @@ impl Packer {
         let radius = span_or_absent(r.blast_radius);
         let pattern = span_or_absent(r.pattern);
         let words = [
-            u32::from(r.safe),
             u32_of(r.line),
             kind,
             r.id.0,
@@ -491,14 +488,12 @@ impl<'a> Bundle<'a> {
         self.rules.len() / (RULE_WORDS * 4)
     }
 
-    /// Entry record `i`'s safe flag and blast radius text, read without
-    /// decoding the rest of the record.
-    pub fn rule_radius(&self, i: usize) -> Option<(bool, Option<&'a str>)> {
+    /// Entry record `i`'s blast radius text, read without decoding the
+    /// rest of the record.
+    pub fn rule_radius(&self, i: usize) -> Option<Option<&'a str>> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
         let w = |k: usize| le_u32(self.rules, base + k * 4);
-        let safe = w(0)? != 0;
-        let radius = self.opt(present((w(7)?, w(8)?)))?;
-        Some((safe, radius))
+        self.opt(present((w(6)?, w(7)?)))
     }
 
     /// Entry record `i`'s category, read without decoding the rest of
@@ -506,7 +501,7 @@ impl<'a> Bundle<'a> {
     pub fn rule_category(&self, i: usize) -> Option<&'a str> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
         let w = |k: usize| le_u32(self.rules, base + k * 4);
-        self.str((w(5)?, w(6)?))
+        self.str((w(4)?, w(5)?))
     }
 
     /// Entry record `i`'s category and reason, read without decoding the
@@ -514,7 +509,7 @@ impl<'a> Bundle<'a> {
     pub fn rule_category_reason(&self, i: usize) -> Option<(&'a str, &'a str)> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
         let w = |k: usize| le_u32(self.rules, base + k * 4);
-        Some((self.str((w(5)?, w(6)?))?, self.str((w(9)?, w(10)?))?))
+        Some((self.str((w(4)?, w(5)?))?, self.str((w(8)?, w(9)?))?))
     }
 
     /// Entry record `i`; `None` if it is cut short or malformed.
@@ -522,27 +517,26 @@ impl<'a> Bundle<'a> {
         let base = i.checked_mul(RULE_WORDS * 4)?;
         let w = |k: usize| le_u32(self.rules, base + k * 4);
         let opt = |k: usize| Some(present((w(k)?, w(k + 1)?)));
-        let kind = match w(2)? {
+        let kind = match w(1)? {
             0 => RuleKind::Command,
             1 => RuleKind::Sql,
             2 => RuleKind::Code,
             3 => RuleKind::Regex,
             _ => return None,
         };
-        let raw_at = w(15)? as usize;
+        let raw_at = w(14)? as usize;
         Some(BundledRule {
-            safe: w(0)? != 0,
-            line: w(1)? as usize,
+            line: w(0)? as usize,
             kind,
-            id: (w(3)?, w(4)?),
-            category: (w(5)?, w(6)?),
-            blast_radius: opt(7)?,
-            reason: (w(9)?, w(10)?),
-            command: (w(11)?, w(12)?),
-            pattern: opt(13)?,
+            id: (w(2)?, w(3)?),
+            category: (w(4)?, w(5)?),
+            blast_radius: opt(6)?,
+            reason: (w(8)?, w(9)?),
+            command: (w(10)?, w(11)?),
+            pattern: opt(12)?,
             raw: self
                 .raws
-                .get(raw_at..raw_at.checked_add(w(16)? as usize)?)?,
+                .get(raw_at..raw_at.checked_add(w(15)? as usize)?)?,
         })
     }
 
@@ -1026,7 +1020,6 @@ mod tests {
         let id = p.span("sql-drop");
         let command = p.list(&["psql"]);
         p.rule(&BundledRule {
-            safe: false,
             line: 7,
             id,
             category: id,
@@ -1047,8 +1040,8 @@ mod tests {
         assert_eq!(bundle.rule_count(), 1);
         let r = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
         assert_eq!(
-            (r.safe, r.line, r.kind, r.id, r.blast_radius),
-            (false, 7, RuleKind::Sql, id, None)
+            (r.line, r.kind, r.id, r.blast_radius),
+            (7, RuleKind::Sql, id, None)
         );
         assert_eq!(
             (r.command, r.pattern, r.raw),
