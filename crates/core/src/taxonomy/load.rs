@@ -17,8 +17,8 @@ use std::sync::{Arc, OnceLock};
 
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
-use super::model::{CommandSpec, Deferred, EntryLabel, Flags, Rule, Taxonomy, Wrapper};
-use super::schema::{Bundle, BundledRule, CommandsFile, CommandsView, RawRule, RuleFile, Words};
+use super::model::{broken, cut, CommandSpec, Deferred, Flags, Rule, Taxonomy, Wrapper};
+use super::schema::{Bundle, CommandsFile, CommandsView, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
@@ -196,91 +196,6 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     tax.specs = Arc::new(crate::spec::Specs::from_packed(EMBEDDED_SPECS)?);
     tax.embedded = true;
     Ok(tax)
-}
-
-/// An error in the embedded taxonomy itself (only a damaged binary, or a
-/// build that went wrong, has one).
-fn broken(message: String) -> TaxonomyError {
-    TaxonomyError::Syntax {
-        file: "taxonomy/".into(),
-        message,
-    }
-}
-
-/// The embedded taxonomy has a span or record that lies outside it.
-fn cut() -> TaxonomyError {
-    broken("the embedded taxonomy points outside itself".into())
-}
-
-/// The embedded taxonomy's entries, built whole: for `explain`, the test
-/// suite, and automata compiled at run time.
-pub(crate) fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
-    let mut rules = Vec::with_capacity(bundle.rule_count());
-    let mut next = 0;
-    for &(path, entries) in &bundle.rule_files {
-        let path = bundle.str(path).ok_or_else(cut)?;
-        for _ in 0..entries {
-            let r = bundle.rule(next).ok_or_else(cut)?;
-            next += 1;
-            let text = |span| bundle.str(span).ok_or_else(cut);
-            let id = text(r.id)?;
-            let blast_radius = record_radius(bundle, &r)
-                .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
-            let compiled = OnceLock::new();
-            let deferred = match r.pattern {
-                Some(pattern) => {
-                    let _ = compiled.set(Ok(Compiled {
-                        pattern: text(pattern)?.to_string(),
-                        tail: None,
-                        post: PostCheck::default(),
-                    }));
-                    None
-                }
-                None => Some(Deferred::Encoded(r.raw)),
-            };
-            let mut commands = Vec::with_capacity(r.command.1 as usize);
-            for word in bundle.words(r.command) {
-                commands.push(Cow::Borrowed(word.ok_or_else(cut)?));
-            }
-            rules.push(Rule {
-                id: Cow::Borrowed(id),
-                category: Cow::Borrowed(text(r.category)?),
-                blast_radius,
-                reason: Cow::Borrowed(text(r.reason)?),
-                file: Cow::Borrowed(path),
-                line: r.line,
-                kind: r.kind,
-                commands,
-                examples: Vec::new(),
-                near_misses: Vec::new(),
-                compiled,
-                deferred,
-            });
-        }
-    }
-    Ok(rules)
-}
-
-/// A decoded record's blast radius (`None` when it names none that
-/// parses).
-fn record_radius(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
-    BlastRadius::parse(bundle.str(r.blast_radius?)?)
-}
-
-/// Packed entry `i`'s blast radius, read without decoding its record.
-pub(crate) fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
-    BlastRadius::parse(bundle.rule_radius(i)??)
-}
-
-/// What a label needs of packed entry `i`, borrowed from the binary.
-pub(crate) fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
-    let r = bundle.rule(i)?;
-    Some(EntryLabel {
-        id: Cow::Borrowed(bundle.str(r.id)?),
-        blast_radius: record_radius(bundle, &r)?,
-        category: Cow::Borrowed(bundle.str(r.category)?),
-        reason: Cow::Borrowed(bundle.str(r.reason)?),
-    })
 }
 
 /// How many taxonomy files the binary embeds (paths only, no contents).

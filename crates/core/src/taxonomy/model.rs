@@ -9,8 +9,9 @@ use serde::Serialize;
 
 use rustc_hash::FxHashSet;
 
-use super::generate::{Compiled, RuleKind};
-use super::schema::{Bundle, RawRule, Words};
+use super::generate::{Compiled, PostCheck, RuleKind};
+use super::schema::{Bundle, BundledRule, RawRule, Words};
+use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
 /// One validated taxonomy entry: a destructive shape (rule files hold no
@@ -273,7 +274,7 @@ impl Taxonomy {
         match &self.packed {
             Some(p) => p
                 .built
-                .get_or_init(|| super::load::unpack_rules(&p.bundle).unwrap_or_default()),
+                .get_or_init(|| unpack_rules(&p.bundle).unwrap_or_default()),
             None => &self.rules,
         }
     }
@@ -297,7 +298,7 @@ impl Taxonomy {
     /// Entry `i`'s blast radius.
     pub fn entry_radius(&self, i: usize) -> Option<BlastRadius> {
         match &self.packed {
-            Some(p) => super::load::packed_radius(&p.bundle, i),
+            Some(p) => packed_radius(&p.bundle, i),
             None => self.rules.get(i).map(|r| r.blast_radius),
         }
     }
@@ -330,7 +331,7 @@ impl Taxonomy {
     /// What a label needs of entry `i`.
     pub fn entry(&self, i: usize) -> Option<EntryLabel> {
         match &self.packed {
-            Some(p) => super::load::packed_entry(&p.bundle, i),
+            Some(p) => packed_entry(&p.bundle, i),
             None => self.rules.get(i).map(|r| EntryLabel {
                 id: r.id.clone(),
                 blast_radius: r.blast_radius,
@@ -358,6 +359,91 @@ impl Taxonomy {
 fn unpacked(p: &PackedEntries) -> Vec<Rule> {
     match p.built.get() {
         Some(rules) => rules.clone(),
-        None => super::load::unpack_rules(&p.bundle).unwrap_or_default(),
+        None => unpack_rules(&p.bundle).unwrap_or_default(),
     }
+}
+
+/// An error in the embedded taxonomy itself (only a damaged binary, or a
+/// build that went wrong, has one).
+pub(super) fn broken(message: String) -> TaxonomyError {
+    TaxonomyError::Syntax {
+        file: "taxonomy/".into(),
+        message,
+    }
+}
+
+/// The embedded taxonomy has a span or record that lies outside it.
+pub(super) fn cut() -> TaxonomyError {
+    broken("the embedded taxonomy points outside itself".into())
+}
+
+/// The embedded taxonomy's entries, built whole: for `explain`, the test
+/// suite, and automata compiled at run time.
+fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
+    let mut rules = Vec::with_capacity(bundle.rule_count());
+    let mut next = 0;
+    for &(path, entries) in &bundle.rule_files {
+        let path = bundle.str(path).ok_or_else(cut)?;
+        for _ in 0..entries {
+            let r = bundle.rule(next).ok_or_else(cut)?;
+            next += 1;
+            let text = |span| bundle.str(span).ok_or_else(cut);
+            let id = text(r.id)?;
+            let blast_radius = record_radius(bundle, &r)
+                .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
+            let compiled = OnceLock::new();
+            let deferred = match r.pattern {
+                Some(pattern) => {
+                    let _ = compiled.set(Ok(Compiled {
+                        pattern: text(pattern)?.to_string(),
+                        tail: None,
+                        post: PostCheck::default(),
+                    }));
+                    None
+                }
+                None => Some(Deferred::Encoded(r.raw)),
+            };
+            let mut commands = Vec::with_capacity(r.command.1 as usize);
+            for word in bundle.words(r.command) {
+                commands.push(Cow::Borrowed(word.ok_or_else(cut)?));
+            }
+            rules.push(Rule {
+                id: Cow::Borrowed(id),
+                category: Cow::Borrowed(text(r.category)?),
+                blast_radius,
+                reason: Cow::Borrowed(text(r.reason)?),
+                file: Cow::Borrowed(path),
+                line: r.line,
+                kind: r.kind,
+                commands,
+                examples: Vec::new(),
+                near_misses: Vec::new(),
+                compiled,
+                deferred,
+            });
+        }
+    }
+    Ok(rules)
+}
+
+/// A decoded record's blast radius (`None` when it names none that
+/// parses).
+fn record_radius(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
+    BlastRadius::parse(bundle.str(r.blast_radius?)?)
+}
+
+/// Packed entry `i`'s blast radius, read without decoding its record.
+fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
+    BlastRadius::parse(bundle.rule_radius(i)??)
+}
+
+/// What a label needs of packed entry `i`, borrowed from the binary.
+fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
+    let r = bundle.rule(i)?;
+    Some(EntryLabel {
+        id: Cow::Borrowed(bundle.str(r.id)?),
+        blast_radius: record_radius(bundle, &r)?,
+        category: Cow::Borrowed(bundle.str(r.category)?),
+        reason: Cow::Borrowed(bundle.str(r.reason)?),
+    })
 }
