@@ -21,6 +21,9 @@ mod files;
 #[path = "src/taxonomy/generate.rs"]
 mod generate;
 #[allow(dead_code)]
+#[path = "src/le_words.rs"]
+mod le_words;
+#[allow(dead_code)]
 #[path = "src/taxonomy/pattern.rs"]
 mod pattern;
 #[allow(dead_code)]
@@ -36,7 +39,7 @@ mod secrets_schema;
 #[path = "src/spec/format.rs"]
 mod spec_format;
 #[allow(dead_code)]
-#[path = "src/matcher/table.rs"]
+#[path = "src/table.rs"]
 mod table;
 
 /// A group whose dense DFA would be bigger than this while it is built is
@@ -158,7 +161,7 @@ fn main() {
 }
 
 /// Compiles every group of the embedded taxonomy, and every post-check, into
-/// a DFA written out as a table (see `src/matcher/table.rs`), in the form
+/// a DFA written out as a table (see `src/table.rs`), in the form
 /// the run-time matcher loads without compiling (see `src/matcher/plan.rs`):
 /// the index, and the tables it points into.
 fn ship_automata(
@@ -277,7 +280,10 @@ impl Blob {
         if let Some(&at) = self.stored.get(&dfa) {
             return at;
         }
-        let at = (schema::u32_of(self.bytes.len()), schema::u32_of(dfa.len()));
+        let at = (
+            le_words::u32_of(self.bytes.len()),
+            le_words::u32_of(dfa.len()),
+        );
         self.bytes.extend_from_slice(&dfa);
         self.stored.insert(dfa, at);
         at
@@ -316,7 +322,7 @@ fn table_of(patterns: &[String], anchored: bool) -> Option<Vec<u8>> {
         .and_then(|d| table_dfa(&d, anchored, table::Width::Narrow))
 }
 
-/// The largest table shipped (see `src/matcher/table.rs`); a bigger group
+/// The largest table shipped (see `src/table.rs`); a bigger group
 /// ships in parts, or is compiled at run time.
 const MAX_SHIPPED_TABLE: usize = 1 << 20;
 

@@ -110,6 +110,7 @@ mod glob;
 pub mod guard_paths;
 pub mod label;
 pub mod landing;
+mod le_words;
 #[cfg(feature = "look")]
 pub mod look;
 pub mod matcher;
@@ -119,6 +120,7 @@ pub mod script;
 pub mod secrets;
 pub mod shell;
 pub mod spec;
+mod table;
 pub mod taxonomy;
 pub mod tools;
 

@@ -2,7 +2,7 @@
 //!
 //! Entries are grouped by command word (see [`super::plan`]). For the
 //! embedded taxonomy, `build.rs` compiled each group into a DFA that is
-//! used straight from the binary (a [`super::table`] of next states, or one
+//! used straight from the binary (a [`crate::table`] of next states, or one
 //! per part of a group too big for one); any other taxonomy (and a group
 //! too big to ship) is compiled into a lazy DFA the first time a command
 //! with that word is seen. A hook process thus compiles nothing for most
@@ -19,12 +19,12 @@ use rustc_hash::FxHashMap;
 
 use super::compile::{compile_one, MultiPattern};
 use super::plan::{self, Family, FlatGroup, FlatIndex};
-use super::table::{Damaged, Table};
 use crate::error::TaxonomyError;
 use crate::glob::glob_match;
+use crate::le_words::le_u32;
 use crate::normalize::Canonical;
+use crate::table::{Damaged, Table};
 use crate::taxonomy::group_pattern;
-use crate::taxonomy::schema::le_u32;
 use crate::taxonomy::{Compiled, Taxonomy};
 
 /// The index of the automata `build.rs` compiled for the embedded taxonomy.
@@ -88,7 +88,7 @@ type Part = (Table<'static>, usize);
 /// A group's automaton (boxed by its group, so the variants' sizes matter
 /// little).
 enum Searcher {
-    /// Compiled at build time into tables (see [`super::table`]), used from
+    /// Compiled at build time into tables (see [`crate::table`]), used from
     /// the binary: one, or one per part of a group too big for one, each
     /// with the id of its first pattern. For a group of one table, the
     /// prefix every pattern starts with (the command word framed by

@@ -8,9 +8,8 @@
 mod build;
 pub mod compile;
 mod plan;
-pub(crate) mod table;
 
-// `plan` names its siblings `generate` and `schema`, as in `build.rs`.
-use crate::taxonomy::{generate, schema};
+// `plan` names its sibling `generate`, as in `build.rs`.
+use crate::taxonomy::generate;
 
 pub use build::{Applicable, Matcher, PatternGroup, WordGroups};

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::generate::RuleKind;
-use super::schema::{le_u32, push_words, u32_of};
+use crate::le_words::{le_u32, push_words, u32_of};
 
 /// The entries a word-scoped group holds. (Every entry is destructive:
 /// rule files hold destructive shapes only.)
@@ -142,7 +142,7 @@ fn fnv1a(mut h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
 }
 
 /// Writes a group's DFAs: each part is the id of its first pattern and its
-/// length (both little-endian `u32`) and then a table (see `super::table`)
+/// length (both little-endian `u32`) and then a table (see `crate::table`)
 /// whose pattern ids count from that first one. A group ships as one part
 /// unless its DFA would be too big.
 #[allow(dead_code)] // only build.rs writes them

@@ -5,7 +5,7 @@
 //! most files hold none, so one pass over the text with every keyword at
 //! once settles most of it. That pass runs a DFA over all keywords that
 //! `build.rs` compiled with the taxonomy and shipped as a table (see
-//! `src/matcher/table.rs`): nothing is built at run time, so a hook that
+//! `src/table.rs`): nothing is built at run time, so a hook that
 //! masks one command line pays as little as a look that reads 16 MiB, and
 //! a long text is read as four interleaved streams. The table says where a
 //! keyword ends, not which one: each line where one ends is then read once
@@ -13,7 +13,7 @@
 
 use std::sync::OnceLock;
 
-use crate::matcher::table::Table;
+use crate::table::Table;
 
 use super::bits::Bits;
 use super::data::{keywords_at, DETECTOR_COUNT, KEYWORDS, KEYWORD_LONGEST};

@@ -39,6 +39,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::le_words::le_u32;
+
 #[path = "option_table.rs"]
 mod option_table;
 
@@ -1180,12 +1182,6 @@ pub fn name_hash(name: &[u8]) -> u32 {
 /// A used slot of a [`SpecIndex`]: the name's hash tag and its index.
 fn slot_entry(hash: u32, i: usize) -> u32 {
     (hash & 0xffff_0000) | (u32::try_from(i + 1).unwrap_or(0) & 0xffff)
-}
-
-fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    let mut le = [0u8; 4];
-    le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
-    Some(u32::from_le_bytes(le))
 }
 
 /// Lays out a [`SpecIndex`]: `names` are `(name, spec index)` pairs, unique,

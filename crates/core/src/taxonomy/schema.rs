@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::le_words::{le_u32, push_words, u32_of};
+
 /// One rule file (`taxonomy/rules/*.toml`): the destructive shapes of one
 /// domain.
 #[derive(Debug, Default, Deserialize, Serialize)]
@@ -336,11 +338,6 @@ pub struct Packer {
     pub raws: Vec<u8>,
 }
 
-/// A length or offset as the `u32` the packed forms store.
-pub fn u32_of(n: usize) -> u32 {
-    u32::try_from(n).unwrap_or(u32::MAX)
-}
-
 /// How a packed record writes a string it does not have.
 const ABSENT: Span = (u32::MAX, 0);
 
@@ -352,14 +349,6 @@ fn span_or_absent(span: Option<Span>) -> Span {
 /// A span read back from a record: `None` when it was [`ABSENT`].
 fn present(span: Span) -> Option<Span> {
     (span.0 != ABSENT.0).then_some(span)
-}
-
-/// Appends words as little-endian `u32`s: the one writer of the packed
-/// forms, as [`le_u32`] is their one reader.
-pub fn push_words(out: &mut Vec<u8>, words: &[u32]) {
-    for w in words {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
 }
 
 #[allow(dead_code)]
@@ -747,14 +736,6 @@ fn item_is(text: &str, lists: &[u8], i: usize, word: &str) -> bool {
 /// Item `i` of a bundle's lists.
 fn span_at(lists: &[u8], i: usize) -> Option<Span> {
     Some((le_u32(lists, i * 8)?, le_u32(lists, i * 8 + 4)?))
-}
-
-/// The little-endian `u32` at byte `at` of a packed form; `None` past its
-/// end. One reader for every packed table (here and in `matcher::plan`).
-pub fn le_u32(bytes: &[u8], at: usize) -> Option<u32> {
-    let mut le = [0u8; 4];
-    le.copy_from_slice(bytes.get(at..at.checked_add(4)?)?);
-    Some(u32::from_le_bytes(le))
 }
 
 /// `commands.toml` with its text borrowed: what the loader reads, for the

@@ -8,8 +8,8 @@
 //! as this table instead, from the dense DFA it built, through
 //! regex-automata's public API; a search reads one entry per byte.
 //!
-//! `build.rs` includes this file to write tables; like `plan`, it names its
-//! sibling `schema` for the packed forms' one writer and reader of `u32`s.
+//! `build.rs` includes this file to write tables; the `u32`s are
+//! [`crate::le_words`]'s.
 //! Layout, integers little-endian:
 //!
 //! * [`MAGIC`] (8 bytes), then six `u32`: columns (byte classes and the
@@ -35,7 +35,7 @@
 //! state after a byte (or at the end of the input) means its patterns
 //! matched before it.
 
-use super::schema::{le_u32, push_words, u32_of};
+use crate::le_words::{le_u32, push_words, u32_of};
 
 /// The first bytes of a table.
 pub const MAGIC: &[u8; 8] = b"tgtable3";
