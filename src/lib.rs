@@ -103,8 +103,8 @@
 #![deny(rustdoc::broken_intra_doc_links)]
 
 pub use toolgate_core::{
-    batch, classify, classify_bytes, error, gate, guard_paths, label, label_for_hints,
-    label_tool_call, landing, matcher, normalize, secrets, shell, spec, taxonomy, tools, Analysis,
+    batch, classify, classify_bytes, compile_pattern, error, gate, guard_paths, label,
+    label_for_hints, label_tool_call, landing, secrets, shell, spec, taxonomy, tools, Analysis,
     Assessment, BlastRadius, Class, Classifier, Context, EmbeddedTaxonomyError, Hints, Label,
     Origin, Taxonomy, TaxonomyError, ToolLabeler,
 };

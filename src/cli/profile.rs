@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
-use toolgate::matcher::compile::compile_one;
+use toolgate::compile_pattern;
 
 use toolgate::install::risk::{unasked_destructive, NOT_ENFORCED};
 use toolgate::profile::{catalogue, entries, AnyProfile, Entry, Store};
@@ -90,7 +90,7 @@ pub fn run(args: ProfileArgs, out: &mut dyn Write) -> anyhow::Result<bool> {
         ProfileAction::List { regex, namespace } => {
             let re = regex
                 .as_deref()
-                .map(|r| compile_one(r).with_context(|| format!("invalid REGEX `{r}`")))
+                .map(|r| compile_pattern(r).with_context(|| format!("invalid REGEX `{r}`")))
                 .transpose()?;
             let all = catalogue(Some(&store))?;
             let rows: Vec<Entry> = entries(&all)

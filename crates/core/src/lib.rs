@@ -113,8 +113,8 @@ pub mod landing;
 mod le_words;
 #[cfg(feature = "look")]
 pub mod look;
-pub mod matcher;
-pub mod normalize;
+mod matcher;
+mod normalize;
 pub mod reach;
 pub mod script;
 pub mod secrets;
@@ -128,4 +128,8 @@ pub use classify::{classify, classify_bytes, Analysis, Assessment, Classifier, C
 pub use error::{EmbeddedTaxonomyError, TaxonomyError};
 pub use label::{BlastRadius, Class, Label, Origin};
 pub use taxonomy::Taxonomy;
+
+/// Compiles a regular expression with the taxonomy's syntax (what a
+/// profile's or rule's own regex is checked against).
+pub use matcher::compile::compile_one as compile_pattern;
 pub use tools::{label_for_hints, label_tool_call, Hints, ToolLabeler};

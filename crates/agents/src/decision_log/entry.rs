@@ -25,7 +25,7 @@ const MAX_REASON: usize = 1024;
 pub struct Trace {
     /// The client, when known.
     pub client: Option<&'static dyn Client>,
-    /// The client's session id ([`session_id`]).
+    /// The client's session id ([`session_id`](crate::client::session_id)).
     pub session: Option<String>,
     /// The call's working directory.
     pub cwd: Option<String>,

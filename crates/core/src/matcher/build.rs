@@ -281,6 +281,7 @@ impl PatternGroup {
     }
 
     /// How many patterns the group holds.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.rules.len()
     }
@@ -291,6 +292,7 @@ impl PatternGroup {
     }
 
     /// True when the group's automaton came compiled with the binary.
+    #[cfg(test)]
     pub fn is_shipped(&self) -> bool {
         self.shipped.is_some()
     }

@@ -76,6 +76,7 @@ impl MultiPattern {
     }
 
     /// How many patterns it holds.
+    #[cfg(test)]
     pub fn pattern_len(&self) -> usize {
         self.patterns.len()
     }

@@ -12,4 +12,4 @@ mod plan;
 // `plan` names its sibling `generate`, as in `build.rs`.
 use crate::taxonomy::generate;
 
-pub use build::{Applicable, Matcher, PatternGroup, WordGroups};
+pub use build::{Applicable, Matcher};

@@ -23,6 +23,7 @@ pub struct Canonical {
 
 impl Canonical {
     /// The command word as matched (an alias resolved).
+    #[cfg(test)]
     pub fn name(&self) -> &str {
         self.text.get(1..1 + self.name_len).unwrap_or("")
     }
@@ -179,12 +180,14 @@ fn may_give_pattern(word: &str) -> bool {
 }
 
 /// Builds the canonical form of an invocation.
+#[cfg(test)]
 pub fn canonical(inv: &Invocation<'_>, tax: &Taxonomy) -> Canonical {
     canonical_into(inv, tax, String::new())
 }
 
 /// [`canonical`], written into `buf` (cleared first): a caller that keeps
 /// the text between invocations allocates it once.
+#[cfg(test)]
 pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Canonical {
     canonical_with(inv, command_spec(inv, tax), tax, buf)
 }

@@ -17,10 +17,8 @@ mod runners;
 mod sql_text;
 
 pub use crate::shell::command_name;
-pub use canonical::{
-    asks_for_help, canonical, canonical_into, canonical_with, command_spec, matched_name, Canonical,
-};
-pub use code_strings::{list_to_command, shell_strings};
-pub use invocation::{peel, Invocation, MAX_WRAPPERS};
-pub use runners::{is_interpreter, mentions_downloader, nested, Nested, DOWNLOADERS, SHELLS};
+pub use canonical::{asks_for_help, canonical_with, command_spec, matched_name, Canonical};
+pub use code_strings::shell_strings;
+pub use invocation::{peel, Invocation};
+pub use runners::{nested, Nested, DOWNLOADERS};
 pub use sql_text::executable_sql;

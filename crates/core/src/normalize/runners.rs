@@ -220,16 +220,6 @@ const RUNNER_WORDS: RunnerFilter = RunnerFilter([0; 16])
     .with_interpreters()
     .with_sql_clients();
 
-/// True when the invocation runs inline interpreter code or is an
-/// interpreter at all.
-pub fn is_interpreter(name: &str) -> bool {
-    INTERPRETERS.iter().any(|(names, _)| names.contains(&name))
-        || AWKS.contains(&name)
-        || POWERSHELLS.contains(&name)
-        || name == "cmd"
-        || name.starts_with("python")
-}
-
 fn join(words: &[Word]) -> (String, bool) {
     let text: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
     (text.join(" "), words.iter().all(|w| w.literal))

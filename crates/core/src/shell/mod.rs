@@ -4,7 +4,7 @@
 //! [`parse`] turns text into a [`Script`]: simple commands with quote-removed
 //! [`Word`]s, their redirections and here-document bodies, plus whether the
 //! script was compound. What those commands *run* in turn (wrappers, `sh -c`
-//! strings, `find -exec`) is the normaliser's job, in [`crate::normalize`].
+//! strings, `find -exec`) is the normaliser's job, in `crate::normalize`.
 
 mod bytes;
 mod command_name;

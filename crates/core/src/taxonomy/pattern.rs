@@ -1,7 +1,7 @@
 //! The pattern language: how a structured taxonomy entry becomes a regex over
 //! the canonical form of a normalised command.
 //!
-//! The canonical form ([`crate::normalize::Canonical`]) is the command word
+//! The canonical form (`crate::normalize::Canonical`) is the command word
 //! followed by one token per argument, every token framed by the unit
 //! separator `\x1f`: `\x1frm\x1f-r\x1f-f\x1f/tmp/x\x1f`. Short-flag bundles are
 //! already split (`-rf` → `-r`, `-f`) and options that take a value carry it
