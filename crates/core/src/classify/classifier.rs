@@ -215,10 +215,10 @@ impl Classifier {
         let (detail, ctx) = (options.detail, options.context);
         if is_blank(command) {
             return Analysis {
-                label: Label::unknown(if matches!(detail, Detail::Terse | Detail::Named) {
-                    ""
-                } else {
+                label: Label::unknown(if keep(detail).reasons {
                     "empty command"
+                } else {
+                    ""
                 }),
                 commands: Vec::new(),
                 findings: Vec::new(),

@@ -50,7 +50,7 @@ impl Walk<'_, '_> {
         if better {
             self.worst = Some(candidate);
         }
-        if !self.explain || !self.seen.insert((rule_index, matched.to_string())) {
+        if !self.keep.explain || !self.seen.insert((rule_index, matched.to_string())) {
             return;
         }
         let entry = self.tax.entry(rule_index);

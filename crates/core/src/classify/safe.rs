@@ -61,12 +61,12 @@ impl Walk<'_, '_> {
         // with no reason built unless it is kept; the spec found is the one
         // the words are read against.
         let top = self.invocations == 1 && depth == 0;
-        let wanted = self.explain || may_be_safe || part_may_be_safe;
+        let wanted = self.keep.explain || may_be_safe || part_may_be_safe;
         // A command that cannot be safe, where no reason is kept and no
         // part is judged (a scan), needs no spec: what it would add (a
         // refusal, a reason) changes nothing then. (A sixth of the
         // commands of a scan.)
-        let needed = wanted || self.reasons || self.parts.active;
+        let needed = wanted || self.keep.reasons || self.parts.active;
         if let Some(first) = written.filter(|_| needed).and_then(|words| words.first()) {
             // The word the normaliser named, when no wrapper was peeled
             // off, is this one: its name is known (3 M instructions of a
@@ -90,7 +90,7 @@ impl Walk<'_, '_> {
             let spec = tax.specs.get(&name).filter(|_| !folded_away);
             // A part's own reasons are shown by `explain`; the label of a
             // compound command keeps the one reason that it is compound.
-            let part_reasons = top || (part_top && self.explain);
+            let part_reasons = top || (part_top && self.keep.explain);
             if spec.is_none() && part_top {
                 self.parts.refused = true;
             }
@@ -176,7 +176,7 @@ impl Walk<'_, '_> {
                         globs: &globs,
                         variables: &variables,
                         notes,
-                        unexplained: notes.is_none() && !self.reasons,
+                        unexplained: notes.is_none() && !self.keep.reasons,
                     };
                     if plain {
                         crate::spec::check_args(&tax.specs, spec, &name, &texts[1..], ctx, &reading)
@@ -267,7 +267,7 @@ impl Walk<'_, '_> {
             .any(|n| n == "git" || n.starts_with("git "));
         if self.parts.moved && git {
             self.parts.refused = true;
-            if self.explain {
+            if self.keep.explain {
                 self.refuse_safe(
                     "git after `cd` into a subdirectory: a bare repository there brings its own config, which can name programs",
                 );

@@ -41,18 +41,10 @@ const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
 pub(super) struct Walk<'c, 's> {
     pub(super) tax: &'c Taxonomy,
     pub(super) matcher: &'c Matcher,
-    /// Keep what `explain` shows (the commands examined, every finding);
-    /// plain classification only needs the worst finding.
-    pub(super) explain: bool,
-    /// Keep the reasons the command cannot be safe (all but a terse
-    /// classification, whose unknown label has none).
-    pub(super) reasons: bool,
-    /// Keep the first command's name (all but a terse classification).
-    pub(super) named: bool,
+    /// What to keep of what the walk sees.
+    pub(super) keep: Keep,
     /// Some reason rules out a safe verdict (kept or not).
     pub(super) refused: bool,
-    /// Judge a top-level list or pipeline part by part.
-    pub(super) by_parts: bool,
     /// The simple commands of a top-level list or pipeline, judged one by
     /// one.
     pub(super) parts: Parts,
@@ -103,13 +95,16 @@ pub(super) struct Walk<'c, 's> {
 /// [`Detail`](super::Detail) asks.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Keep {
-    /// Everything `explain` shows.
+    /// Everything `explain` shows (the commands examined, every finding);
+    /// plain classification only needs the worst finding.
     pub explain: bool,
-    /// The reasons a command cannot be safe.
+    /// The reasons a command cannot be safe (all but a terse
+    /// classification, whose unknown label has none).
     pub reasons: bool,
-    /// The first command's name.
+    /// The first command's name (all but a terse classification).
     pub named: bool,
-    /// Whether each part of a list or pipeline is safe on its own.
+    /// Judge a top-level list or pipeline part by part: whether each part
+    /// is safe on its own.
     pub by_parts: bool,
 }
 
@@ -124,11 +119,8 @@ impl<'c, 's> Walk<'c, 's> {
         Walk {
             tax,
             matcher,
-            explain: keep.explain,
-            reasons: keep.reasons,
-            named: keep.named,
+            keep,
             refused: false,
-            by_parts: keep.by_parts,
             parts: Parts::default(),
             commands: Vec::new(),
             findings: Vec::new(),
@@ -155,7 +147,7 @@ impl<'c, 's> Walk<'c, 's> {
     /// say enough; more would only make long inputs slow.
     pub(super) fn keeps_reasons(&self) -> bool {
         const MAX_REASONS: usize = 8;
-        self.reasons && self.not_safe.len() < MAX_REASONS
+        self.keep.reasons && self.not_safe.len() < MAX_REASONS
     }
 
     /// Records why the command cannot be safe (nor the part of a list or
@@ -233,7 +225,7 @@ impl<'c, 's> Walk<'c, 's> {
             );
         }
         // The parts of a top-level list or pipeline are judged one by one.
-        let by_part = self.by_parts
+        let by_part = self.keep.by_parts
             && depth == 0
             && script.compound
             && !script.structured
@@ -405,7 +397,7 @@ impl<'c, 's> Walk<'c, 's> {
         }
         if self.invocations > 1 {
             self.refuse_whole("more than one command");
-        } else if self.named {
+        } else if self.keep.named {
             self.first_name = Some(CompactString::new(&inv.name));
         }
         if !inv.keeps_safe {
@@ -453,7 +445,7 @@ impl<'c, 's> Walk<'c, 's> {
         };
         let build = |scratch: &mut String| canonical_with(&inv, spec, tax, std::mem::take(scratch));
         let mut canon: Option<Canonical> = None;
-        if self.explain || !destructive.is_empty() {
+        if self.keep.explain || !destructive.is_empty() {
             canon = Some(build(&mut self.scratch.canon));
         }
         let mut hits = std::mem::take(&mut self.scratch.hits);
@@ -469,13 +461,13 @@ impl<'c, 's> Walk<'c, 's> {
         } else {
             m.line_groups(&inv.name)
         };
-        let display = (self.explain || m.has_line_rules(&line_groups)).then(|| inv.display());
+        let display = (self.keep.explain || m.has_line_rules(&line_groups)).then(|| inv.display());
         if let Some(line) = &display {
             if let Err(e) = m.line_matches(tax, &line_groups, line, &mut hits) {
                 broken.push(e);
             }
         }
-        let mut examined = self.explain.then(|| Examined {
+        let mut examined = self.keep.explain.then(|| Examined {
             command: display.clone().unwrap_or_default(),
             canonical: canon.as_ref().map(Canonical::readable).unwrap_or_default(),
             depth,
@@ -643,9 +635,9 @@ impl<'c, 's> Walk<'c, 's> {
                 category,
                 reason,
             }
-        } else if !self.reasons {
+        } else if !self.keep.reasons {
             Label::unknown("")
-        } else if !self.explain && self.not_safe.len() <= 1 {
+        } else if !self.keep.explain && self.not_safe.len() <= 1 {
             // One reason (none: no entry knew the command) is the label's
             // as it is, borrowed when it is a fixed text.
             match self.not_safe.pop() {
@@ -660,7 +652,7 @@ impl<'c, 's> Walk<'c, 's> {
             Label::unknown(self.not_safe.join("; "))
         };
         // Only `explain` shows the reasons one by one.
-        let not_safe = if self.explain {
+        let not_safe = if self.keep.explain {
             self.not_safe.into_iter().map(Cow::into_owned).collect()
         } else {
             Vec::new()
