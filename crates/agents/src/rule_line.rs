@@ -9,7 +9,13 @@
 /// assert_eq!(toolgate_agents::rule_line::allow_line("npm test"), "toolgate allow 'shell:cmd=npm test'");
 /// ```
 pub fn allow_line(command: &str) -> String {
-    allow_rule_line(&format!("shell:cmd={}", command.trim()))
+    allow_rule_line(&shell_rule(command))
+}
+
+/// The rule that allows exactly `command`: the shell tool's `cmd` being
+/// the command as written, trimmed.
+pub fn shell_rule(command: &str) -> String {
+    format!("shell:cmd={}", command.trim())
 }
 
 /// `toolgate allow RULE`, quoted for a POSIX shell.

@@ -534,9 +534,10 @@ fn rule_for(command: &str) -> Option<String> {
     if crate::decision_log::mask_secrets(command) != command {
         return None;
     }
-    toolgate_core::gate::Rule::parse(&format!("shell:cmd={}", command.trim()))
-        .is_ok_and(|rule| rule.grants("shell", &serde_json::json!({ "cmd": command }), true))
-        .then(|| crate::rule_line::allow_line(command))
+    let rule = crate::rule_line::shell_rule(command);
+    toolgate_core::gate::Rule::parse(&rule)
+        .is_ok_and(|r| r.grants("shell", &serde_json::json!({ "cmd": command }), true))
+        .then(|| crate::rule_line::allow_rule_line(&rule))
 }
 
 /// An allowed call that runs git where git would take a committed bare
