@@ -39,7 +39,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::le_words::le_u32;
+use crate::le_words::{le_u32, push_words, u32_of};
 
 #[path = "option_table.rs"]
 mod option_table;
@@ -1194,31 +1194,27 @@ pub fn pack_spec_index(names: &[(String, u32)], specs: &[Vec<u8>]) -> Vec<u8> {
     let mut table = vec![0u32; slots];
     let mut text: Vec<u8> = Vec::new();
     let mut records: Vec<u32> = Vec::new();
-    let word = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
     for (i, (name, spec)) in names.iter().enumerate() {
         let mut slot = name_hash(name.as_bytes()) as usize & (slots - 1);
         while table[slot] != 0 {
             slot = (slot + 1) & (slots - 1);
         }
         table[slot] = slot_entry(name_hash(name.as_bytes()), i);
-        records.extend([word(text.len()), word(name.len()), *spec]);
+        records.extend([u32_of(text.len()), u32_of(name.len()), *spec]);
         text.extend_from_slice(name.as_bytes());
     }
     let mut offsets = Vec::with_capacity(specs.len() + 1);
     for spec in specs {
-        offsets.push(word(text.len()));
+        offsets.push(u32_of(text.len()));
         text.extend_from_slice(spec);
     }
-    offsets.push(word(text.len()));
+    offsets.push(u32_of(text.len()));
+    let mut words = vec![u32_of(names.len()), u32_of(specs.len()), u32_of(slots)];
+    words.extend(table);
+    words.extend(records);
+    words.extend(offsets);
     let mut out = Vec::new();
-    for w in [word(names.len()), word(specs.len()), word(slots)]
-        .into_iter()
-        .chain(table)
-        .chain(records)
-        .chain(offsets)
-    {
-        out.extend_from_slice(&w.to_le_bytes());
-    }
+    push_words(&mut out, &words);
     out.extend_from_slice(&text);
     out
 }
