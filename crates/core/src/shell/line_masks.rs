@@ -52,24 +52,46 @@ impl LineMasks {
     }
 }
 
-/// The plain, blank and quote masks of a line's bytes, a byte at a time.
-/// (SSE2, sixteen bytes at a time, saved 7% of a scan's instructions and
-/// no measurable time: BENCHMARKS.md, "Tricks".)
-fn classify(bytes: &[u8]) -> (u64, u64, u64) {
-    let (mut plain, mut blank, mut quote) = (0u64, 0u64, 0u64);
-    for (i, &b) in bytes.iter().enumerate() {
-        let bit = 1u64 << i;
-        if PLAIN_RUN[usize::from(b)] {
-            plain |= bit;
-        }
-        if matches!(b, b' ' | b'\t') {
-            blank |= bit;
-        }
-        if matches!(b, b'\'' | b'"') {
-            quote |= bit;
-        }
+/// Each byte's class as two bits, the three classes being disjoint: bit 0
+/// set for a plain byte or a quote, bit 1 for a blank or a quote.
+const CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = match c {
+            b' ' | b'\t' => 2,
+            b'\'' | b'"' => 3,
+            _ if PLAIN_RUN[b] => 1,
+            _ => 0,
+        };
+        b += 1;
     }
-    (plain, blank, quote)
+    table
+};
+
+/// The plain, blank and quote masks of a line's bytes, eight at a time:
+/// the eight classes are packed into a word, one byte each, and each of
+/// their two bits gathered into eight bits of a mask by one multiplication
+/// (bit 0 of byte `k` lands on bit `56 + k`). A byte at a time, this was
+/// the shell reader's costliest loop: twelve instructions a byte against
+/// about five. (SSE2, sixteen bytes at a time, saved 7% of a scan's
+/// instructions and no measurable time: BENCHMARKS.md, "Tricks".)
+fn classify(bytes: &[u8]) -> (u64, u64, u64) {
+    const LOW_BITS: u64 = 0x0101_0101_0101_0101;
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let (mut low, mut high) = (0u64, 0u64);
+    let mut at = 0;
+    for chunk in bytes.chunks(8) {
+        let word = chunk
+            .iter()
+            .rev()
+            .fold(0u64, |w, &b| (w << 8) | u64::from(CLASS[usize::from(b)]));
+        low |= ((word & LOW_BITS).wrapping_mul(GATHER) >> 56) << at;
+        high |= (((word >> 1) & LOW_BITS).wrapping_mul(GATHER) >> 56) << at;
+        at += 8;
+    }
+    (low & !high, high & !low, low & high)
 }
 
 #[cfg(test)]
