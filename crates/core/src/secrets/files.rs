@@ -89,8 +89,13 @@ struct Index {
     exact: FxHashMap<&'static str, Vec<Exact>>,
     /// Every `suffixes` table's suffixes, each with its table's place.
     suffixes: Suffixes<usize>,
-    /// Every `paths` table's patterns whose last component has a `*`.
+    /// Every `paths` table's patterns whose last component has a `*`
+    /// after some text, sorted by that text's first byte: a name is tried
+    /// only against those that start as it does.
     glob_last: Vec<GlobLast>,
+    /// Those whose last component starts with `*`: tried against every
+    /// name.
+    glob_open: Vec<GlobLast>,
     /// The places of the `words` tables.
     words: Vec<usize>,
 }
@@ -118,6 +123,11 @@ struct GlobLast {
 }
 
 impl GlobLast {
+    /// The first byte a name must start with (0 for none).
+    fn first_byte(&self) -> u8 {
+        self.starts.as_bytes().first().copied().unwrap_or(0)
+    }
+
     /// Whether `name` may match: it starts and ends as the glob does.
     fn may_match(&self, name: &str) -> bool {
         name.len() >= self.starts.len() + self.ends.len()
@@ -175,7 +185,9 @@ impl Index {
         for (_, table) in self.suffixes.ending_with(last) {
             found.add(table);
         }
-        for g in &self.glob_last {
+        let first = last.as_bytes().first().copied().unwrap_or(0);
+        let same_start = sorted_run(&self.glob_last, GlobLast::first_byte, first);
+        for g in same_start.iter().chain(&self.glob_open) {
             if !found.has(g.table)
                 && g.may_match(last)
                 && path_pattern(g.table, g.at).is_some_and(|p| glob_tail(p, comps))
@@ -277,6 +289,7 @@ fn index() -> &'static Index {
             exact: FxHashMap::default(),
             suffixes: Suffixes::default(),
             glob_last: Vec::new(),
+            glob_open: Vec::new(),
             words: Vec::new(),
         };
         let mut table_suffixes = Vec::new();
@@ -309,12 +322,18 @@ fn index() -> &'static Index {
                                 let entry = Exact::PathLast { table, at: k };
                                 ix.exact.entry(last).or_default().push(entry);
                             }
-                            Some(glob) => ix.glob_last.push(GlobLast {
-                                table,
-                                at: k,
-                                starts: glob.split('*').next().unwrap_or(""),
-                                ends: glob.rsplit('*').next().unwrap_or(""),
-                            }),
+                            Some(glob) => {
+                                let g = GlobLast {
+                                    table,
+                                    at: k,
+                                    starts: glob.split('*').next().unwrap_or(""),
+                                    ends: glob.rsplit('*').next().unwrap_or(""),
+                                };
+                                match g.starts.is_empty() {
+                                    true => ix.glob_open.push(g),
+                                    false => ix.glob_last.push(g),
+                                }
+                            }
                             None => {}
                         }
                     }
@@ -323,6 +342,7 @@ fn index() -> &'static Index {
             }
         }
         ix.suffixes = Suffixes::tagged(table_suffixes);
+        ix.glob_last.sort_by_key(GlobLast::first_byte);
         ix
     })
 }
