@@ -306,3 +306,24 @@ fn agent_transcripts_are_read_with_their_cwd() {
     assert_eq!(v["safety_label"], "safe");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_lines_column_counts_characters_not_bytes() {
+    // U+00A0 and U+3000 are blanks of two and three bytes.
+    let o = toolgate(
+        &["scan", "--format", "jsonl", "-"],
+        Some("\u{a0}\u{3000}ls\n\tgit status\nrm -rf build\n"),
+    );
+    let got: Vec<(u64, u64, String)> = records(&stdout(&o))
+        .into_iter()
+        .map(|(_, line, column, _, command)| (line, column, command))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (1, 3, "\u{a0}\u{3000}ls".to_string()),
+            (2, 2, "\tgit status".to_string()),
+            (3, 1, "rm -rf build".to_string()),
+        ]
+    );
+}

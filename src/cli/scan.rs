@@ -718,8 +718,12 @@ impl Job<'_> {
     /// Where a line of a line-based input is: its first non-blank
     /// character.
     fn line_place(&self, at: LineAt, text: &str) -> Where<'_> {
+        // Columns count characters: leading blanks may be any of Unicode's.
         let column = match self.input {
-            InputFormat::Lines => text.len() - text.trim_start().len(),
+            InputFormat::Lines => {
+                let lead = text.len() - text.trim_start().len();
+                text[..lead].chars().count()
+            }
             InputFormat::Jsonl => 0,
         };
         Where {
