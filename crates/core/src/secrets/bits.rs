@@ -25,9 +25,18 @@ impl<const W: usize> Bits<W> {
         self.0.iter().all(|&w| w == 0)
     }
 
-    /// The numbers in the set, smallest first.
+    /// The numbers in the set, smallest first: a step per number held,
+    /// not per number that could be.
     pub(crate) fn iter(self) -> impl Iterator<Item = usize> {
-        (0..64 * W).filter(move |&n| self.has(n))
+        self.0.into_iter().enumerate().flat_map(|(w, mut word)| {
+            std::iter::from_fn(move || {
+                (word != 0).then(|| {
+                    let n = word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    64 * w + n
+                })
+            })
+        })
     }
 }
 

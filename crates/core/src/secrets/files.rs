@@ -64,8 +64,8 @@ pub fn kind_of_components<'p>(
     let last = *comps.last()?;
     let index = index();
     let found = index.tables_matching(&comps, last, by_word);
-    (0..FILE_TABLE_COUNT)
-        .filter(|&t| found.has(t))
+    found
+        .iter()
         .find(|&t| !index.except[t].end(last))
         .map(|t| FILE_TABLES[t].kind.get())
 }
@@ -219,9 +219,17 @@ impl Index {
 /// (the table it is of, where that matters).
 #[derive(Default)]
 struct Suffixes<T = ()> {
-    by_len: Vec<(usize, Vec<Tagged<T>>)>,
+    by_len: Vec<SameLength<T>>,
     /// Their last bytes: most texts end with none of them.
     ends: Bits<4>,
+}
+
+/// The suffixes of one length, sorted, and their last bytes: a text is
+/// looked up only in the groups that have a suffix ending as it does.
+struct SameLength<T> {
+    len: usize,
+    ends: Bits<4>,
+    suffixes: Vec<Tagged<T>>,
 }
 
 /// A suffix and its tag.
@@ -229,20 +237,28 @@ type Tagged<T> = (&'static [u8], T);
 
 impl<T: Copy + Ord> Suffixes<T> {
     fn tagged(list: impl IntoIterator<Item = (&'static str, T)>) -> Suffixes<T> {
-        let mut by_len: Vec<(usize, Vec<Tagged<T>>)> = Vec::new();
+        let mut by_len: Vec<SameLength<T>> = Vec::new();
         let mut ends = Bits::default();
         for (s, tag) in list {
             let s = s.as_bytes();
-            if let Some(&e) = s.last() {
-                ends.add(usize::from(e));
-            }
-            match by_len.iter_mut().find(|(len, _)| *len == s.len()) {
-                Some((_, group)) => group.push((s, tag)),
-                None => by_len.push((s.len(), vec![(s, tag)])),
-            }
+            let Some(&e) = s.last() else { continue };
+            ends.add(usize::from(e));
+            let at = match by_len.iter().position(|g| g.len == s.len()) {
+                Some(at) => at,
+                None => {
+                    by_len.push(SameLength {
+                        len: s.len(),
+                        ends: Bits::default(),
+                        suffixes: Vec::new(),
+                    });
+                    by_len.len() - 1
+                }
+            };
+            by_len[at].ends.add(usize::from(e));
+            by_len[at].suffixes.push((s, tag));
         }
-        for (_, group) in &mut by_len {
-            group.sort_unstable();
+        for group in &mut by_len {
+            group.suffixes.sort_unstable();
         }
         Suffixes { by_len, ends }
     }
@@ -251,15 +267,19 @@ impl<T: Copy + Ord> Suffixes<T> {
     /// by length.
     fn ending_with<'s>(&'s self, text: &'s str) -> impl Iterator<Item = (usize, T)> + 's {
         let b = text.as_bytes();
-        let may = b.last().is_some_and(|&e| self.ends.has(usize::from(e)));
-        self.by_len
+        let groups = match b.last() {
+            Some(&e) if self.ends.has(usize::from(e)) => &self.by_len[..],
+            _ => &[],
+        };
+        let e = b.last().map_or(0, |&e| usize::from(e));
+        groups
             .iter()
-            .filter(move |_| may)
-            .flat_map(move |(len, group)| {
-                let tail = b.len().checked_sub(*len).map(|from| &b[from..]);
-                tail.map_or(&[][..], |tail| sorted_run(group, |e| e.0, tail))
+            .filter(move |g| g.ends.has(e))
+            .flat_map(move |g| {
+                let tail = b.len().checked_sub(g.len).map(|from| &b[from..]);
+                tail.map_or(&[][..], |tail| sorted_run(&g.suffixes, |e| e.0, tail))
                     .iter()
-                    .map(move |&(_, tag)| (*len, tag))
+                    .map(move |&(_, tag)| (g.len, tag))
             })
     }
 }
