@@ -220,12 +220,11 @@ impl Index {
 #[derive(Default)]
 struct Suffixes<T = ()> {
     by_len: Vec<SameLength<T>>,
-    /// Their last bytes: most texts end with none of them.
-    ends: Bits<4>,
 }
 
 /// The suffixes of one length, sorted, and their last bytes: a text is
-/// looked up only in the groups that have a suffix ending as it does.
+/// looked up only in the groups that have a suffix ending as it does (most
+/// texts end as none does).
 struct SameLength<T> {
     len: usize,
     ends: Bits<4>,
@@ -238,11 +237,9 @@ type Tagged<T> = (&'static [u8], T);
 impl<T: Copy + Ord> Suffixes<T> {
     fn tagged(list: impl IntoIterator<Item = (&'static str, T)>) -> Suffixes<T> {
         let mut by_len: Vec<SameLength<T>> = Vec::new();
-        let mut ends = Bits::default();
         for (s, tag) in list {
             let s = s.as_bytes();
             let Some(&e) = s.last() else { continue };
-            ends.add(usize::from(e));
             let at = match by_len.iter().position(|g| g.len == s.len()) {
                 Some(at) => at,
                 None => {
@@ -260,21 +257,17 @@ impl<T: Copy + Ord> Suffixes<T> {
         for group in &mut by_len {
             group.suffixes.sort_unstable();
         }
-        Suffixes { by_len, ends }
+        Suffixes { by_len }
     }
 
     /// The suffixes `text` ends with, as their lengths and tags, length
     /// by length.
     fn ending_with<'s>(&'s self, text: &'s str) -> impl Iterator<Item = (usize, T)> + 's {
         let b = text.as_bytes();
-        let groups = match b.last() {
-            Some(&e) if self.ends.has(usize::from(e)) => &self.by_len[..],
-            _ => &[],
-        };
-        let e = b.last().map_or(0, |&e| usize::from(e));
-        groups
+        let last = b.last().map(|&e| usize::from(e));
+        self.by_len
             .iter()
-            .filter(move |g| g.ends.has(e))
+            .filter(move |g| last.is_some_and(|e| g.ends.has(e)))
             .flat_map(move |g| {
                 let tail = b.len().checked_sub(g.len).map(|from| &b[from..]);
                 tail.map_or(&[][..], |tail| sorted_run(&g.suffixes, |e| e.0, tail))
