@@ -28,6 +28,19 @@ const HERE_BODY_LIMIT: usize = 4096;
 /// The variable that stops GNU getopt's permutation.
 const POSIXLY_CORRECT: &str = "POSIXLY_CORRECT";
 
+/// Whether `text` holds the name POSIXLY_CORRECT anywhere: as an
+/// assignment, an `export`, an `env` argument or a word a nested shell
+/// reads. Asked of every word, nearly always of one without it, so the
+/// name's first byte is looked for before the name (`str::contains` sets
+/// up a substring search for each word: BENCHMARKS.md, "Scanning against
+/// the start").
+fn mentions_posixly_correct(text: &str) -> bool {
+    let name = POSIXLY_CORRECT.as_bytes();
+    text.as_bytes()
+        .windows(name.len())
+        .any(|w| w[0] == name[0] && w == name)
+}
+
 /// How many levels of `sh -c` / `eval` / `ssh` strings are followed.
 pub const MAX_NESTING: usize = 12;
 /// How many invocations one classification examines.
@@ -339,10 +352,11 @@ impl<'c, 's> Walk<'c, 's> {
             self.refuse_safe("sets environment variables for the command");
         }
         if !self.posixly_correct {
-            self.posixly_correct =
-                cmd.assignments.iter().chain(&cmd.words).any(|w| {
-                    w.text.len() >= POSIXLY_CORRECT.len() && w.text.contains(POSIXLY_CORRECT)
-                });
+            self.posixly_correct = cmd
+                .assignments
+                .iter()
+                .chain(&cmd.words)
+                .any(|w| mentions_posixly_correct(&w.text));
         }
         if cmd.words.is_empty() {
             return;
@@ -777,4 +791,32 @@ pub(super) struct Scratch {
     /// The scripts of a run of commands read ahead of judging them
     /// ([`Classifier::classify_terse_all`]), kept for the next run.
     pub(super) read_ahead: Vec<Script>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mentions_posixly_correct;
+
+    #[test]
+    fn the_posix_variable_is_found_anywhere_in_a_word_and_only_whole() {
+        for word in [
+            "POSIXLY_CORRECT",
+            "POSIXLY_CORRECT=1",
+            "PPOSIXLY_CORRECT",
+            "POSIXLY_CORRECT=1 shred -u notes.txt --help",
+            "x; export POSIXLY_CORRECT",
+        ] {
+            assert!(mentions_posixly_correct(word), "{word:?}");
+        }
+        for word in [
+            "",
+            "P",
+            "POSIXLY_CORREC",
+            "POSIXLY-CORRECT=1",
+            "posixly_correct=1",
+            "OSIXLY_CORRECT",
+        ] {
+            assert!(!mentions_posixly_correct(word), "{word:?}");
+        }
+    }
 }
