@@ -16,6 +16,9 @@ times per binary with `toolgate hook --protocol claude` (decision log off):
     python3 benches/rounds.py --runs 100 --hook START NOW -- \
         ../shared/protocols/claude-code-2.1.332-PreToolUse-Bash.json
 
+`--mode guard` adds `--mode guard` to the hook, which allows a safe read
+after a look at what it reads (a payload whose `cwd` holds the file).
+
 The criterion groups
 of `benches/process.rs` time the same pair with `TOOLGATE_START_BIN`; this
 script gives the steadier medians BENCHMARKS.md quotes.
@@ -39,6 +42,9 @@ def main() -> int:
     parser.add_argument(
         "--hook", action="store_true", help="the input is a hook payload for `hook --protocol claude`"
     )
+    parser.add_argument(
+        "--mode", help="with --hook: the gate's mode (guard allows a safe read after a look)"
+    )
     parser.add_argument("binaries", nargs="+", help="toolgate binaries; the first is the base")
     parser.add_argument("input", help="the file to scan (after --)")
     args = parser.parse_args()
@@ -54,6 +60,8 @@ def main() -> int:
     env = dict(os.environ, TOOLGATE_LOG="0")
     if args.hook:
         command = ["hook", "--protocol", "claude"]
+        if args.mode:
+            command += ["--mode", args.mode]
         with open(args.input, "rb") as f:
             payload = f.read()
         calls = 10
