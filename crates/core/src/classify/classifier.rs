@@ -281,7 +281,7 @@ impl Classifier {
                     let mut walk =
                         Walk::new(&self.tax, &self.matcher, keep(Detail::Terse), scratch, ctx);
                     walk.parsed(script, 0, None);
-                    walk.finish().label
+                    walk.label().0
                 });
                 if !keeps_buffers(script) {
                     *script = Script::default();

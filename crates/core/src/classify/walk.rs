@@ -609,6 +609,34 @@ impl<'c, 's> Walk<'c, 's> {
     }
 
     pub(super) fn finish(mut self) -> Analysis {
+        let (label, look_clears_one) = self.label();
+        // Only `explain` shows the reasons one by one.
+        let not_safe = if self.keep.explain {
+            self.not_safe.into_iter().map(Cow::into_owned).collect()
+        } else {
+            Vec::new()
+        };
+        let every_part_safe = self.parts.every_safe && self.worst.is_none();
+        // A look can clear what the words alone could not only where
+        // nothing else stood in the way: the one command's spec explained
+        // every word, or every part's did.
+        let look_clears = look_clears_one || (every_part_safe && self.parts.look);
+        Analysis {
+            label,
+            commands: self.commands,
+            findings: self.findings,
+            not_safe,
+            every_part_safe: every_part_safe && !self.parts.look,
+            look_clears,
+            reach: self.reach,
+            first_command: self.first_name.map(String::from),
+        }
+    }
+
+    /// The label the walk arrives at, and whether it is safe by its words
+    /// but for reads only a look can clear. All that a terse
+    /// classification (a scan) keeps of a walk.
+    pub(super) fn label(&mut self) -> (Label, bool) {
         let tax = self.tax;
         let mut look_clears_one = false;
         let label = if let Some((radius, rule_index)) = self.worst {
@@ -665,27 +693,7 @@ impl<'c, 's> Walk<'c, 's> {
             }
             Label::unknown(self.not_safe.join("; "))
         };
-        // Only `explain` shows the reasons one by one.
-        let not_safe = if self.keep.explain {
-            self.not_safe.into_iter().map(Cow::into_owned).collect()
-        } else {
-            Vec::new()
-        };
-        let every_part_safe = self.parts.every_safe && self.worst.is_none();
-        // A look can clear what the words alone could not only where
-        // nothing else stood in the way: the one command's spec explained
-        // every word, or every part's did.
-        let look_clears = look_clears_one || (every_part_safe && self.parts.look);
-        Analysis {
-            label,
-            commands: self.commands,
-            findings: self.findings,
-            not_safe,
-            every_part_safe: every_part_safe && !self.parts.look,
-            look_clears,
-            reach: self.reach,
-            first_command: self.first_name.map(String::from),
-        }
+        (label, look_clears_one)
     }
 }
 
