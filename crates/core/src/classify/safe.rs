@@ -86,8 +86,9 @@ impl Walk<'_, '_> {
             // `HEAD` runs libwww-perl's HTTP client where names are
             // case-sensitive, not `head`: no spec explains a name the
             // system would not fold.
-            let folded_away = crate::shell::case_folded_away(&first.text);
-            let spec = tax.specs.get(&name).filter(|_| !folded_away);
+            // (Asked only of a name that has a spec, or for the reason.)
+            let folded_away = || crate::shell::case_folded_away(&first.text);
+            let spec = tax.specs.get(&name).filter(|_| !folded_away());
             // A part's own reasons are shown by `explain`; the label of a
             // compound command keeps the one reason that it is compound.
             let part_reasons = top || (part_top && self.keep.explain);
@@ -96,7 +97,7 @@ impl Walk<'_, '_> {
             }
             if spec.is_none() && part_reasons {
                 self.refuse_safe_with(|| {
-                    if folded_away {
+                    if folded_away() {
                         format!(
                             "`{}` is not `{name}` where command names are case-sensitive",
                             first.text
