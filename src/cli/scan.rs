@@ -719,12 +719,19 @@ impl Job<'_> {
     /// character.
     fn line_place(&self, at: LineAt, text: &str) -> Where<'_> {
         // Columns count characters: leading blanks may be any of Unicode's.
-        let column = match self.input {
-            InputFormat::Lines => {
+        let column = match (self.input, text.as_bytes().first()) {
+            // Nearly every line starts with an ASCII byte that is not
+            // blank: column 1, with no characters to decode.
+            (InputFormat::Lines, Some(&b))
+                if b.is_ascii() && !(b == b' ' || (b'\t'..=b'\r').contains(&b)) =>
+            {
+                0
+            }
+            (InputFormat::Lines, _) => {
                 let lead = text.len() - text.trim_start().len();
                 text[..lead].chars().count()
             }
-            InputFormat::Jsonl => 0,
+            (InputFormat::Jsonl, _) => 0,
         };
         Where {
             file: self.names.get(at.input as usize).and_then(|n| n.as_deref()),
