@@ -435,7 +435,7 @@ impl LineSource {
             let base = batch.bytes.len();
             let mut taken = 0;
             while batch.lines.len() < max {
-                let Some(newline) = find_newline(&buf[taken..]) else {
+                let Some(newline) = memchr::memchr(b'\n', &buf[taken..]) else {
                     break;
                 };
                 let end = taken + newline + 1;
@@ -481,24 +481,6 @@ fn content_len(line: &[u8]) -> Option<usize> {
         .rposition(|&b| b != b'\n' && b != b'\r')
         .map_or(0, |i| i + 1);
     (!line[..len].iter().all(u8::is_ascii_whitespace)).then_some(len)
-}
-
-/// The position of the first `\n`, eight bytes at a time.
-fn find_newline(bytes: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut i = 0;
-    while let Some(Ok(chunk)) = bytes.get(i..i + 8).map(<[u8; 8]>::try_from) {
-        let v = u64::from_le_bytes(chunk) ^ (ONES * u64::from(b'\n'));
-        // The lowest byte flagged here is the first zero byte of `v`
-        // exactly (bytes above it may be flagged falsely).
-        let zero = v.wrapping_sub(ONES) & !v & HIGH;
-        if zero != 0 {
-            return Some(i + zero.trailing_zeros() as usize / 8);
-        }
-        i += 8;
-    }
-    bytes[i..].iter().position(|&b| b == b'\n').map(|p| i + p)
 }
 
 /// What a thread needs besides the lines.
@@ -1502,25 +1484,6 @@ mod tests {
         assert_eq!(failure.as_deref(), Some("reading bad.txt: disk on fire"));
         source.next_batch(100, &mut batch);
         assert!(batch.lines.is_empty());
-    }
-
-    #[test]
-    fn find_newline_finds_the_first_one() {
-        for len in 0..40 {
-            let mut bytes: Vec<u8> = (0..len).map(|i| b"a\x8a\x0b\xff"[i % 4]).collect();
-            assert_eq!(find_newline(&bytes), None, "{bytes:?}");
-            for at in 0..len {
-                bytes[at] = b'\n';
-                if at + 1 < len {
-                    bytes[at + 1] = b'\n';
-                }
-                assert_eq!(find_newline(&bytes), Some(at), "{bytes:?}");
-                bytes[at] = b'a';
-                if at + 1 < len {
-                    bytes[at + 1] = b'a';
-                }
-            }
-        }
     }
 
     #[test]
