@@ -28,7 +28,7 @@ use toolgate::batch::{Batch, Source, Stopped};
 use toolgate::findings::{self, Hit};
 use toolgate::gate::{CompoundPolicy, Decision, Gate};
 use toolgate::hook::HookConfig;
-use toolgate::report::{BadLine, Location, RecordExtra};
+use toolgate::report::{BadLine, FileName, Location, RecordExtra};
 use toolgate::scan_input::{self, Found, Kind};
 use toolgate::{BlastRadius, Class, Classifier, Label};
 
@@ -491,7 +491,7 @@ struct Job<'a> {
     /// The working directory of lines that give none.
     cwd: Option<&'a str>,
     /// The inputs' names (`None` for standard input), by index.
-    names: &'a [Option<String>],
+    names: &'a [Option<FileName>],
     input: InputFormat,
     format: ScanFormat,
     fail_on: Option<FailOn>,
@@ -502,7 +502,7 @@ struct Job<'a> {
 /// Where a command is, for its record and its hit.
 #[derive(Clone, Copy)]
 struct Where<'a> {
-    file: Option<&'a str>,
+    file: Option<&'a FileName>,
     line: u64,
     column: u64,
     names: &'a [(&'static str, String)],
@@ -618,7 +618,7 @@ impl Job<'_> {
                         let error = Some(self.bad_line(at, &message));
                         let extra = RecordExtra {
                             location: Some(Location {
-                                file: error.and_then(|e| e.file),
+                                file: self.name(at),
                                 line: at.line,
                                 column: 1,
                                 names: &[],
@@ -687,7 +687,7 @@ impl Job<'_> {
         };
         if named {
             part.hits.push(Hit {
-                file: place.file.map(String::from),
+                file: place.file.map(|f| f.as_str().to_string()),
                 line: place.line,
                 column: place.column,
                 command: command.to_string(),
@@ -716,7 +716,7 @@ impl Job<'_> {
             (InputFormat::Jsonl, _) => 0,
         };
         Where {
-            file: self.names.get(at.input as usize).and_then(|n| n.as_deref()),
+            file: self.name(at),
             line: at.line,
             column: column as u64 + 1,
             names: &[],
@@ -725,7 +725,7 @@ impl Job<'_> {
 
     /// Labels, counts and renders every command a whole input's reader
     /// found, and reports what it could not read.
-    fn whole(&self, part: &mut Part, file: Option<&str>, extract: scan_input::Extract) {
+    fn whole(&self, part: &mut Part, file: Option<&FileName>, extract: scan_input::Extract) {
         let labels = match self.format {
             ScanFormat::Summary | ScanFormat::Table => Vec::new(),
             _ => {
@@ -761,7 +761,7 @@ impl Job<'_> {
             };
             if self.format == ScanFormat::Jsonl {
                 let error = BadLine {
-                    file,
+                    file: file.map(FileName::as_str),
                     line: p.line,
                     message: &p.message,
                 };
@@ -778,7 +778,7 @@ impl Job<'_> {
             }
             self.hit(part, place, &p.message, None);
             let at = match file {
-                Some(f) => format!("{f}:{}:{}", p.line, p.column),
+                Some(f) => format!("{}:{}:{}", f.as_str(), p.line, p.column),
                 None => format!("line {}, column {}", p.line, p.column),
             };
             part.problems.push(format!("{at}: {}", p.message));
@@ -863,9 +863,14 @@ impl Job<'_> {
     }
 
     /// What a JSONL record says of a line not read cleanly.
+    /// The name of the input a line is of.
+    fn name(&self, at: LineAt) -> Option<&FileName> {
+        self.names.get(at.input as usize).and_then(Option::as_ref)
+    }
+
     fn bad_line<'m>(&'m self, at: LineAt, message: &'m str) -> BadLine<'m> {
         BadLine {
-            file: self.names.get(at.input as usize).and_then(|n| n.as_deref()),
+            file: self.name(at).map(FileName::as_str),
             line: at.line,
             message,
         }
@@ -1209,7 +1214,10 @@ pub fn run(
         };
         let inputs = &planned[i..i + group];
         i += group;
-        let names: Vec<Option<String>> = inputs.iter().map(|p| p.name.clone()).collect();
+        let names: Vec<Option<FileName>> = inputs
+            .iter()
+            .map(|p| p.name.as_deref().map(FileName::new))
+            .collect();
         let job = Job {
             classifier,
             gate: gate.as_ref(),
@@ -1233,7 +1241,7 @@ pub fn run(
             };
             let bytes =
                 std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            let name = inputs[0].name.as_deref();
+            let name = names[0].as_ref();
             let text = match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(e) => {
@@ -1320,7 +1328,7 @@ pub fn run(
 /// it found.
 fn whole(
     job: &Job,
-    name: Option<&str>,
+    name: Option<&FileName>,
     kind: Kind,
     text: &str,
     sink: &mut Sink,

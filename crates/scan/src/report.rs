@@ -68,13 +68,45 @@ pub struct RecordExtra<'a> {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Location<'a> {
     /// The input file, or `None` for standard input (then no `file` key).
-    pub file: Option<&'a str>,
+    pub file: Option<&'a FileName>,
     /// The line where the command starts, from 1.
     pub line: u64,
     /// The column where it starts, in characters, from 1.
     pub column: u64,
     /// `(key, name)` pairs: `job`, `script`, `stage`, `step`, `target`.
     pub names: &'a [(&'static str, String)],
+}
+
+/// An input file's name with the `file` field that records of its
+/// commands carry, escaped once for all of them (a scan writes a record
+/// for each line).
+///
+/// ```
+/// let file = toolgate_scan::report::FileName::new("ci \"main\".yml");
+/// assert_eq!(file.as_str(), "ci \"main\".yml");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileName {
+    name: String,
+    /// `"file":"NAME",`, escaped.
+    field: Vec<u8>,
+}
+
+impl FileName {
+    /// The name, and its field rendered.
+    pub fn new(name: &str) -> FileName {
+        let mut rendered = Vec::with_capacity(name.len() + 10);
+        field(&mut rendered, b"\"file\":", name);
+        FileName {
+            name: name.to_string(),
+            field: rendered,
+        }
+    }
+
+    /// The name as given.
+    pub fn as_str(&self) -> &str {
+        &self.name
+    }
 }
 
 /// [`write_record`] into a buffer, as `scan`'s workers render records.
@@ -142,8 +174,10 @@ pub fn push_record_with(
     if let Some(bad) = error {
         field(out, b"\"error\":", bad.message);
     }
-    if let Some(file) = at.and_then(|a| a.file).or(error.and_then(|b| b.file)) {
-        field(out, b"\"file\":", file);
+    match (at.and_then(|a| a.file), error.and_then(|b| b.file)) {
+        (Some(file), _) => out.extend_from_slice(&file.field),
+        (None, Some(file)) => field(out, b"\"file\":", file),
+        (None, None) => {}
     }
     let names = at.map(|a| a.names).unwrap_or_default();
     if let Some((_, job)) = names.iter().find(|(k, _)| *k == "job") {
@@ -384,10 +418,31 @@ mod tests {
     }
 
     #[test]
+    fn a_file_name_is_escaped_once_as_its_field() {
+        let file = FileName::new("ci/\"a\"\\b.txt");
+        let location = Location {
+            file: Some(&file),
+            line: 2,
+            column: 1,
+            names: &[],
+        };
+        let extra = RecordExtra {
+            location: Some(location),
+            ..RecordExtra::default()
+        };
+        let mut out = Vec::new();
+        push_record_with(&mut out, "ls", None, None, extra);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+        assert_eq!(v["file"].as_str(), Some("ci/\"a\"\\b.txt"));
+        assert_eq!(file.as_str(), "ci/\"a\"\\b.txt");
+    }
+
+    #[test]
     fn locations_add_their_keys_in_order() {
         let names = [("step", "Clean".to_string()), ("job", "build".to_string())];
+        let file = FileName::new("ci.yml");
         let location = Location {
-            file: Some("ci.yml"),
+            file: Some(&file),
             line: 13,
             column: 11,
             names: &names,
