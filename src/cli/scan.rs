@@ -862,12 +862,12 @@ impl Job<'_> {
         }
     }
 
-    /// What a JSONL record says of a line not read cleanly.
     /// The name of the input a line is of.
     fn name(&self, at: LineAt) -> Option<&FileName> {
         self.names.get(at.input as usize).and_then(Option::as_ref)
     }
 
+    /// What a JSONL record says of a line not read cleanly.
     fn bad_line<'m>(&'m self, at: LineAt, message: &'m str) -> BadLine<'m> {
         BadLine {
             file: self.name(at).map(FileName::as_str),
