@@ -703,12 +703,9 @@ impl Job<'_> {
         // Columns count characters: leading blanks may be any of Unicode's.
         let column = match (self.input, text.as_bytes().first()) {
             // Nearly every line starts with an ASCII byte that is not
-            // blank: column 1, with no characters to decode.
-            (InputFormat::Lines, Some(&b))
-                if b.is_ascii() && !(b == b' ' || (b'\t'..=b'\r').contains(&b)) =>
-            {
-                0
-            }
+            // white space (as `trim_start` reads it): column 1, with no
+            // characters to decode.
+            (InputFormat::Lines, Some(&b)) if b.is_ascii() && !char::from(b).is_whitespace() => 0,
             (InputFormat::Lines, _) => {
                 let lead = text.len() - text.trim_start().len();
                 text[..lead].chars().count()
