@@ -39,12 +39,15 @@ fn is_punct(b: u8) -> bool {
     )
 }
 
+/// A form of a pattern, on the stack for a pattern of a usual length.
+type Form = smallvec::SmallVec<[u8; 64]>;
+
 /// The pattern with its punctuation taken out (`joined`), and with it read
 /// as a space, an escape such as `\b` or `\s` with it (`split`).
-fn forms(pattern: &str) -> (Vec<u8>, Vec<u8>) {
+fn forms(pattern: &str) -> (Form, Form) {
     let b = pattern.as_bytes();
-    let joined: Vec<u8> = b.iter().copied().filter(|&c| !is_punct(c)).collect();
-    let mut split = Vec::with_capacity(b.len());
+    let joined: Form = b.iter().copied().filter(|&c| !is_punct(c)).collect();
+    let mut split = Form::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'\\' && b.get(i + 1).is_some_and(u8::is_ascii_alphabetic) {
@@ -71,6 +74,11 @@ fn forms(pattern: &str) -> (Vec<u8>, Vec<u8>) {
 /// }
 /// ```
 pub fn hunts_credentials(pattern: &str) -> Option<String> {
+    // With no punctuation both forms are the pattern itself: one reading
+    // of it says all (most patterns are plain words).
+    if !pattern.bytes().any(is_punct) {
+        return hunt_in(pattern.as_bytes());
+    }
     let (joined, split) = forms(pattern);
     for form in [&joined, &split] {
         if let Some(why) = hunt_in(form) {
