@@ -302,6 +302,19 @@ fn push_json_str(out: &mut Vec<u8>, s: &str) {
         return;
     }
     let mut run = 0;
+    // Without a control byte only quotes and backslashes are escaped:
+    // memchr finds them, where the loop below looks at every byte.
+    if !bytes.iter().any(|&b| b < 0x20) {
+        for i in memchr::memchr2_iter(b'"', b'\\', bytes) {
+            out.extend_from_slice(&bytes[run..i]);
+            out.push(b'\\');
+            out.push(bytes[i]);
+            run = i + 1;
+        }
+        out.extend_from_slice(&bytes[run..]);
+        out.push(b'"');
+        return;
+    }
     for (i, &b) in bytes.iter().enumerate() {
         let escape: &[u8] = match b {
             b'"' => b"\\\"",
@@ -362,6 +375,11 @@ mod tests {
                 "\"quoted\" \\ back",
                 "ünï\u{2028}cödé\u{7f}",
                 "\u{1b}[31m",
+                // Quotes and backslashes alone, at either end and side by
+                // side; then with a control byte among them.
+                "\"\\\"\"",
+                "\\x\"",
+                "\"a\tb\\\"",
             ]
             .map(String::from),
         );
