@@ -193,30 +193,78 @@ pub(crate) enum FileRule {
 include!(concat!(env!("OUT_DIR"), "/secrets.rs"));
 
 /// The keywords that may start at `text[i]`, with the place of the first
-/// in [`KEYWORDS`]: those whose first byte is `text[i]` in lower case, or
-/// none where no keyword starts with the two bytes there (`build.rs` marks
-/// every pair of lower-case bytes a keyword starts, and every pair for a
-/// one-byte keyword). Most bytes of a text start none.
+/// in [`KEYWORDS`]: those whose first two bytes are `text[i..i + 2]` in
+/// lower case (or whose first is, at a text's last byte), or none where no
+/// keyword starts with the two bytes there (`build.rs` marks every pair of
+/// lower-case bytes a keyword starts, and every pair for a one-byte
+/// keyword). Most bytes of a text start none.
 pub(crate) fn keywords_at(text: &[u8], i: usize) -> (usize, &'static [KeywordData]) {
     let Some(first) = text.get(i).map(u8::to_ascii_lowercase) else {
         return (0, &[]);
     };
-    if let Some(&second) = text.get(i + 1) {
-        let bit = usize::from(first) * 256 + usize::from(second.to_ascii_lowercase());
+    let second = text.get(i + 1).map(u8::to_ascii_lowercase);
+    if let Some(second) = second {
+        let bit = usize::from(first) * 256 + usize::from(second);
         if KEYWORD_PAIRS[bit / 64] & (1 << (bit % 64)) == 0 {
             return (0, &[]);
         }
     }
     // Keywords are sorted by their lower-case bytes: those starting with
-    // `first` are a run.
+    // `first` are a run, and within it those whose second byte is
+    // `second` (a keyword compared from `text[i]` matches only there).
     let from = usize::from(KEYWORD_STARTS[usize::from(first)]);
     let to = usize::from(KEYWORD_STARTS[usize::from(first) + 1]);
-    (from, KEYWORDS.get(from..to).unwrap_or_default())
+    let run = KEYWORDS.get(from..to).unwrap_or_default();
+    match (second, run.first()) {
+        // A one-byte keyword sorts first and matches whatever follows it:
+        // the whole run stays.
+        (Some(second), Some(k)) if k.lower.bytes().len() > 1 => {
+            let second_of = |k: &KeywordData| k.lower.bytes().get(1).copied();
+            let lo = run.partition_point(|k| second_of(k) < Some(second));
+            let hi = lo + run[lo..].partition_point(|k| second_of(k) == Some(second));
+            (from + lo, &run[lo..hi])
+        }
+        _ => (from, run),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The keywords found at a byte are exactly those a comparison from
+    /// there could match: the run of its first byte, cut to its second.
+    #[test]
+    fn keywords_at_a_byte_are_those_its_two_bytes_start() {
+        for first in 0..=255u8 {
+            for second in 0..=255u8 {
+                let text = [first, second];
+                let (from, found) = keywords_at(&text, 0);
+                let want: Vec<usize> = (0..KEYWORDS.len())
+                    .filter(|&k| {
+                        let kb = KEYWORDS[k].lower.bytes();
+                        kb[0] == first.to_ascii_lowercase()
+                            && kb.get(1).is_none_or(|&b| b == second.to_ascii_lowercase())
+                    })
+                    .collect();
+                let got: Vec<usize> = (from..from + found.len()).collect();
+                // A one-byte keyword keeps its whole run (a superset).
+                if want.iter().any(|&k| KEYWORDS[k].lower.bytes().len() == 1) {
+                    assert!(want.iter().all(|k| got.contains(k)), "{text:?}");
+                } else {
+                    assert_eq!(got, want, "{text:?}");
+                }
+            }
+        }
+        // At a text's last byte, every keyword of its first byte.
+        let (from, found) = keywords_at(b"p", 0);
+        let p = (0..KEYWORDS.len()).filter(|&k| KEYWORDS[k].lower.bytes()[0] == b'p');
+        assert_eq!(
+            (from..from + found.len()).collect::<Vec<_>>(),
+            p.collect::<Vec<_>>()
+        );
+        assert!(!found.is_empty());
+    }
 
     #[test]
     fn every_string_lies_within_the_text() {
