@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::bits::Bits;
-use super::data::{FileRule, Str, FILE_TABLES, FILE_TABLE_COUNT};
+use super::data::{FileRule, Str, Strs, FILE_TABLES, FILE_TABLE_COUNT};
 
 /// Backup, compression and archive suffixes, stripped from every component
 /// again and again (`x.pem.gz.bak` is `x.pem`).
@@ -60,9 +60,14 @@ pub fn kind_of_components<'p>(
             }
         })
         .collect();
+    let index = index();
+    // No table names anything as short as every component: most words
+    // checked (a count, `-type f`, a short flag's value) end here.
+    if lowered.iter().all(|c| c.len() < index.shortest) {
+        return None;
+    }
     let comps: smallvec::SmallVec<[&str; 12]> = lowered.iter().map(|c| strip_backup(c)).collect();
     let last = *comps.last()?;
-    let index = index();
     let found = index.tables_matching(&comps, last, by_word);
     found
         .iter()
@@ -98,6 +103,11 @@ struct Index {
     glob_open: Vec<GlobLast>,
     /// The places of the `words` tables.
     words: Vec<usize>,
+    /// The fewest bytes of a component some table can match: every match
+    /// has a component at least this long (a name, a suffix, a folder of a
+    /// `dirs` run, the text of a `paths` pattern's last component outside
+    /// its `*`s, a word). Backup suffixes only lengthen a name.
+    shortest: usize,
 }
 
 /// What a component named whole in a table stands for there.
@@ -304,6 +314,7 @@ fn index() -> &'static Index {
             glob_last: Vec::new(),
             glob_open: Vec::new(),
             words: Vec::new(),
+            shortest: FILE_TABLES.iter().map(shortest_match).min().unwrap_or(0),
         };
         let mut table_suffixes = Vec::new();
         for (table, t) in FILE_TABLES.iter().enumerate() {
@@ -358,6 +369,35 @@ fn index() -> &'static Index {
         ix.glob_last.sort_by_key(GlobLast::first_byte);
         ix
     })
+}
+
+/// The fewest bytes of the longest component of a path `table` matches
+/// (see [`Index::shortest`]).
+fn shortest_match(table: &super::data::FileTableData) -> usize {
+    let shortest = |list: Strs| list.iter().map(str::len).min().unwrap_or(usize::MAX);
+    match table.rule {
+        FileRule::Names(list) | FileRule::Suffixes(list) => shortest(list),
+        FileRule::Words { words, .. } => shortest(words),
+        // Every folder of a run is a component of the path.
+        FileRule::Dirs(dirs) => dirs
+            .lists()
+            .iter()
+            .map(|run| run.iter().map(str::len).max().unwrap_or(0))
+            .min()
+            .unwrap_or(usize::MAX),
+        // The last component matches the pattern's last, whose text
+        // outside its `*`s it holds.
+        FileRule::Paths(paths) => paths
+            .lists()
+            .iter()
+            .map(|p| {
+                p.names()
+                    .last()
+                    .map_or(0, |l| l.get().bytes().filter(|&b| b != b'*').count())
+            })
+            .min()
+            .unwrap_or(usize::MAX),
+    }
 }
 
 /// [`kind_of_components`] of a path as written, `/`-separated.
@@ -503,6 +543,49 @@ mod tests {
             &["proc", "*", "environ"],
             &["proc", "self", "environ"]
         ));
+    }
+
+    /// No table matches a path whose every component is shorter than the
+    /// index's bound, with the matcher itself as the judge: every one- and
+    /// two-component path of such components over the bytes that spell
+    /// the tables' entries (one-component ones also over every byte).
+    #[test]
+    fn nothing_shorter_than_the_bound_is_a_secret() {
+        let ix = index();
+        assert!(ix.shortest >= 3, "the bound fell to {}", ix.shortest);
+        let matches = |comps: &[&str]| {
+            let stripped: Vec<&str> = comps.iter().map(|c| strip_backup(c)).collect();
+            let last = stripped.last().copied().unwrap_or("");
+            ix.tables_matching(&stripped, last, true)
+                .iter()
+                .next()
+                .is_some()
+        };
+        let alphabet: Vec<u8> = b"._-~*abcdefghijklmnopqrstuvwxyz0123456789".to_vec();
+        let mut short: Vec<String> = Vec::new();
+        let mut grow = vec![String::new()];
+        for _ in 1..ix.shortest {
+            grow = grow
+                .iter()
+                .flat_map(|w| alphabet.iter().map(move |&b| format!("{w}{}", b as char)))
+                .collect();
+            short.extend(grow.iter().cloned());
+        }
+        short.extend(
+            (0..=255u8)
+                .filter(u8::is_ascii)
+                .map(|b| (b as char).to_string()),
+        );
+        for a in &short {
+            assert!(!matches(&[a]), "{a:?}");
+        }
+        for a in short.iter().step_by(7) {
+            for b in short.iter().step_by(5) {
+                assert!(!matches(&[a, b]), "{a:?}/{b:?}");
+            }
+        }
+        // The bound is met: some entry of that length is a secret.
+        assert!(FILE_TABLES.iter().any(|t| shortest_match(t) == ix.shortest));
     }
 
     /// A glob matched by trying every split: the reference.
