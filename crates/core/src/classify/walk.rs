@@ -475,14 +475,23 @@ impl<'c, 's> Walk<'c, 's> {
         } else {
             m.line_groups(&inv.name)
         };
-        let display = (self.keep.explain || m.has_line_rules(&line_groups)).then(|| inv.display());
-        if let Some(line) = &display {
+        // The command line as the line rules read it, in a buffer kept
+        // from one command to the next (a nested command met before it is
+        // put back finds the buffer taken and allocates its own).
+        let mut line_buf = std::mem::take(&mut self.scratch.line);
+        let display = if self.keep.explain || m.has_line_rules(&line_groups) {
+            inv.display_into(&mut line_buf);
+            Some(line_buf.as_str())
+        } else {
+            None
+        };
+        if let Some(line) = display {
             if let Err(e) = m.line_matches(tax, &line_groups, line, &mut hits) {
                 broken.push(e);
             }
         }
         let mut examined = self.keep.explain.then(|| Examined {
-            command: display.clone().unwrap_or_default(),
+            command: display.map(String::from).unwrap_or_default(),
             canonical: canon.as_ref().map(Canonical::readable).unwrap_or_default(),
             depth,
             via: via.map(String::from),
@@ -505,8 +514,9 @@ impl<'c, 's> Walk<'c, 's> {
             let radius = here
                 .then(|| self.landing_radius(h, &inv, &mut landing))
                 .flatten();
-            self.find_at(h, display.as_deref().unwrap_or(""), radius);
+            self.find_at(h, display.unwrap_or(""), radius);
         }
+        self.scratch.line = line_buf;
         hits.clear();
         if inv.name == "git" {
             self.guard_git(&inv, &mut hits);
@@ -794,6 +804,8 @@ pub(super) struct Scratch {
     pub(super) hits: Vec<usize>,
     /// The canonical form's text.
     pub(super) canon: String,
+    /// The command line the line rules read ([`Invocation::display`]).
+    pub(super) line: String,
     /// The script read last, whose buffers the next one reuses.
     pub(super) script: Script,
     /// The scripts of a run of commands read ahead of judging them

@@ -41,14 +41,22 @@ pub struct Invocation<'a> {
 impl Invocation<'_> {
     /// The normalised command line: name and arguments joined by spaces.
     pub fn display(&self) -> String {
-        let len = self.name.len() + self.args.iter().map(|a| a.text.len() + 1).sum::<usize>();
-        let mut s = String::with_capacity(len);
-        s.push_str(&self.name);
-        for a in self.args.iter() {
-            s.push(' ');
-            s.push_str(&a.text);
-        }
+        let mut s = String::new();
+        self.display_into(&mut s);
         s
+    }
+
+    /// [`Invocation::display`] into `out`, emptied first: a buffer kept
+    /// from one command to the next allocates nothing.
+    pub fn display_into(&self, out: &mut String) {
+        let len = self.name.len() + self.args.iter().map(|a| a.text.len() + 1).sum::<usize>();
+        out.clear();
+        out.reserve(len);
+        out.push_str(&self.name);
+        for a in self.args.iter() {
+            out.push(' ');
+            out.push_str(&a.text);
+        }
     }
 }
 
