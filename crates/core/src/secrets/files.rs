@@ -546,9 +546,10 @@ mod tests {
     }
 
     /// No table matches a path whose every component is shorter than the
-    /// index's bound, with the matcher itself as the judge: every one- and
-    /// two-component path of such components over the bytes that spell
-    /// the tables' entries (one-component ones also over every byte).
+    /// index's bound, with the matcher itself as the judge: every
+    /// one-component path of such a component over letters, digits and
+    /// `._-~*` (and of one byte over every ASCII byte), and a sample of
+    /// the two-component paths of them.
     #[test]
     fn nothing_shorter_than_the_bound_is_a_secret() {
         let ix = index();

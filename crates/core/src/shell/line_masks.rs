@@ -79,6 +79,8 @@ const CLASS: [u64; 256] = {
 /// and gathering each bit by multiplication, 1.3%: BENCHMARKS.md,
 /// "Tricks".)
 fn classify(bytes: &[u8]) -> (u64, u64, u64) {
+    // (Two runs of 32 at most: [`LineMasks::of`] asks of short lines.)
+    debug_assert!(bytes.len() <= MAX_LEN);
     let (mut low, mut high) = (0u64, 0u64);
     for (half, run) in bytes.chunks(32).enumerate() {
         let mut bits = 0u64;
