@@ -192,13 +192,6 @@ pub fn canonical_into(inv: &Invocation<'_>, tax: &Taxonomy, buf: String) -> Cano
     canonical_with(inv, command_spec(inv, tax), tax, buf)
 }
 
-/// `a == b`, their last bytes compared first: an option word is set
-/// against every help word, most of the same length (`-l`, `-h`), and a
-/// comparison of unequal texts then ends without a call to `memcmp`.
-fn same_word(a: &str, b: &str) -> bool {
-    a.as_bytes().last() == b.as_bytes().last() && a == b
-}
-
 /// Whether an invocation asks for help or a version in a way its command's
 /// parser honours wherever an option may stand (`help` in
 /// `commands.toml`, the deepest subcommand path's list): such a call prints
@@ -215,7 +208,7 @@ pub fn asks_for_help(inv: &Invocation<'_>, spec: Option<&CommandSpec>, tax: &Tax
     if !inv
         .args
         .iter()
-        .any(|w| w.text.starts_with('-') && tax.help_words.iter().any(|h| same_word(h, &w.text)))
+        .any(|w| w.text.starts_with('-') && tax.help_words.contains(&w.text))
     {
         return false;
     }

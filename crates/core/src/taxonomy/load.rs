@@ -287,9 +287,7 @@ fn load_commands<'a>(
     tax.commands.reserve(parsed.command.len());
     for (_, spec) in &parsed.command {
         for word in spec.help.iter() {
-            if !tax.help_words.iter().any(|h| h == word) {
-                tax.help_words.push(own(word));
-            }
+            tax.help_words.add(own(word));
         }
     }
     for (path, spec) in &parsed.command {

@@ -12,6 +12,7 @@
 
 mod files;
 pub(crate) mod generate;
+mod help_words;
 mod load;
 mod model;
 mod name_map;
@@ -22,6 +23,7 @@ pub(crate) mod syntax;
 use std::sync::OnceLock;
 
 pub use generate::{group_pattern, Compiled, PostCheck, RuleKind};
+pub use help_words::HelpWords;
 pub use load::{
     build, dir_sources, embedded_sources, load_embedded_fast, load_sources, ParsedFile,
     COMMANDS_FILE, EMBEDDED, RULES_DIR,

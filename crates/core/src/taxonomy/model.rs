@@ -209,7 +209,7 @@ pub struct Taxonomy {
     /// Every command path's help words (`help` in commands.toml) together:
     /// a command with none of them among its words asks for no help, which
     /// settles nearly every command without a lookup.
-    pub help_words: Vec<Cow<'static, str>>,
+    pub help_words: super::HelpWords,
     /// Wrappers keyed by each of their names (one shared copy per wrapper).
     pub wrappers: super::NameMap<Arc<Wrapper>>,
     /// Named argument shapes.
