@@ -220,9 +220,8 @@ pub(crate) fn keywords_at(text: &[u8], i: usize) -> (usize, &'static [KeywordDat
         // the whole run stays.
         (Some(second), Some(k)) if k.lower.bytes().len() > 1 => {
             let second_of = |k: &KeywordData| k.lower.bytes().get(1).copied();
-            let lo = run.partition_point(|k| second_of(k) < Some(second));
-            let hi = lo + run[lo..].partition_point(|k| second_of(k) == Some(second));
-            (from + lo, &run[lo..hi])
+            let cut = super::sorted::sorted_range(run, second_of, Some(second));
+            (from + cut.start, &run[cut])
         }
         _ => (from, run),
     }

@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap;
 
 use super::bits::Bits;
 use super::data::{FileRule, Str, Strs, FILE_TABLES, FILE_TABLE_COUNT};
+use super::sorted::sorted_run;
 
 /// Backup, compression and archive suffixes, stripped from every component
 /// again and again (`x.pem.gz.bak` is `x.pem`).
@@ -403,13 +404,6 @@ fn shortest_match(table: &super::data::FileTableData) -> usize {
 /// [`kind_of_components`] of a path as written, `/`-separated.
 pub fn kind_of_path(path: &str, by_word: bool) -> Option<&'static str> {
     kind_of_components(path.split('/'), by_word)
-}
-
-/// The entries of `sorted` (sorted by `key`) whose key is `want`.
-pub(super) fn sorted_run<T, K: Ord>(sorted: &[T], key: impl Fn(&T) -> K, want: K) -> &[T] {
-    let from = sorted.partition_point(|t| key(t) < want);
-    let len = sorted[from..].partition_point(|t| key(t) == want);
-    &sorted[from..from + len]
 }
 
 /// Whether `pat` (components; `**` stands for any number of them) matches

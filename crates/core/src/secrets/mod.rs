@@ -57,6 +57,7 @@ mod placeholder;
 // them (`check_sources`).
 #[allow(dead_code)]
 mod schema;
+mod sorted;
 pub mod variables;
 
 use std::sync::OnceLock;
@@ -214,7 +215,7 @@ pub fn format_keywords() -> impl Iterator<Item = &'static str> {
 /// `first`, in their letter case: the only ones a text starting with that
 /// byte can start with.
 pub fn format_keywords_starting(first: u8) -> impl Iterator<Item = &'static str> {
-    files::sorted_run(
+    sorted::sorted_run(
         data::FORMAT_KEYWORDS.names(),
         |k| k.bytes().first().copied(),
         Some(first),
