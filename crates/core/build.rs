@@ -41,6 +41,8 @@ mod spec_format;
 #[allow(dead_code)]
 #[path = "src/table.rs"]
 mod table;
+#[path = "src/word_hash.rs"]
+mod word_hash;
 
 /// A group whose dense DFA would be bigger than this while it is built is
 /// shipped in parts, or left to be compiled on first use: the binary stays

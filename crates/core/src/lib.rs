@@ -123,6 +123,7 @@ pub mod spec;
 mod table;
 pub mod taxonomy;
 pub mod tools;
+mod word_hash;
 
 pub use classify::{classify, classify_bytes, Analysis, Assessment, Classifier, Context};
 pub use error::{EmbeddedTaxonomyError, TaxonomyError};

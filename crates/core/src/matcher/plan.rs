@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use super::generate::RuleKind;
 use crate::le_words::{le_u32, push_words, u32_of};
+use crate::word_hash::{tagged, word_hash};
 
 /// The entries a word-scoped group holds. (Every entry is destructive:
 /// rule files hold destructive shapes only.)
@@ -112,31 +113,23 @@ pub fn key_parts(key: &GroupKey) -> (u8, Option<Family>, &str) {
     }
 }
 
-/// A hash of the entries' ids and command words, in order (FNV-1a, 64-bit):
-/// cheap, stable across builds and platforms, and only a consistency check,
-/// not a security one.
+/// A hash of the entries' ids and command words, in order: cheap, stable
+/// across builds and platforms, and only a consistency check, not a
+/// security one.
 pub fn fingerprint<'a, S: AsRef<str> + 'a>(
     rules: impl IntoIterator<Item = (&'a str, &'a [S])>,
 ) -> u64 {
-    let mut h = FNV_OFFSET;
+    // Each word tagged with its place in its entry, each entry's end with
+    // the count of its words: `a b` then `c` differs from `a` then `b c`.
+    let mut h = 0;
     for (id, commands) in rules {
         let words = std::iter::once(id).chain(commands.iter().map(AsRef::as_ref));
+        let mut place = 0;
         for word in words {
-            h = fnv1a(h, word.bytes().chain([0u8]));
+            h = tagged(h ^ word_hash(word.as_bytes()), place);
+            place += 1;
         }
-        h = fnv1a(h, [0xff]);
-    }
-    h
-}
-
-/// FNV-1a's starting value.
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// FNV-1a (64-bit) over more bytes.
-fn fnv1a(mut h: u64, bytes: impl IntoIterator<Item = u8>) -> u64 {
-    for b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
+        h = tagged(h, u64::MAX - place);
     }
     h
 }
@@ -262,7 +255,7 @@ fn family_of(code: u32) -> Option<Family> {
 
 /// A command word's bit in a family's filter: from its length and three of
 /// its bytes, so cheap that a word with no group of the family (most words,
-/// for most families) is turned away before the table is probed.
+/// for most families) is turned away before it is hashed.
 pub fn word_filter_bit(word: &str) -> usize {
     let b = word.as_bytes();
     let at = |i: usize| b.get(i).map_or(0, |&c| usize::from(c));
@@ -274,10 +267,13 @@ pub fn word_filter_bit(word: &str) -> usize {
         % (FILTER_WORDS * 32)
 }
 
-/// The hash a group's key is filed under (FNV-1a over its parts).
-pub fn key_hash(special: u8, family: Option<Family>, word: &str) -> u64 {
-    let head = [special, family_code(family) as u8];
-    fnv1a(fnv1a(FNV_OFFSET, head), word.bytes())
+/// The hash a group's key is filed under: its word's [`word_hash`], tagged
+/// with the key's kind and family.
+pub fn key_hash(special: u8, family: Option<Family>, word_hash: u64) -> u64 {
+    tagged(
+        word_hash,
+        u64::from(special) << 8 | u64::from(family_code(family)),
+    )
 }
 
 /// What [`write_index`] files for one group.
@@ -354,7 +350,8 @@ pub fn write_index(
             g.dfa.0,
             g.dfa.1,
         ]);
-        let mut slot = (key_hash(g.special, g.family, g.word) as usize) & (table - 1);
+        let mut slot =
+            (key_hash(g.special, g.family, word_hash(g.word.as_bytes())) as usize) & (table - 1);
         while slots[slot] != 0 {
             slot = (slot + 1) & (table - 1);
         }
@@ -469,6 +466,7 @@ impl<'a> FlatIndex<'a> {
     }
 
     /// The number of the group filed under a key, without decoding it.
+    #[inline]
     pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
         if let (SPECIAL_WORD, Some(f)) = (special, family) {
             let bit = word_filter_bit(word);
@@ -480,7 +478,8 @@ impl<'a> FlatIndex<'a> {
         let table = HEADER + self.groups * GROUP_WORDS;
         let mask = self.table - 1;
         let family = family_code(family);
-        let mut slot = (key_hash(special, family_of(family), word) as usize) & mask;
+        let mut slot =
+            (key_hash(special, family_of(family), word_hash(word.as_bytes())) as usize) & mask;
         for _ in 0..self.table {
             let entry = (self.word(table + slot)? as usize).checked_sub(1)?;
             // Compare the key's parts in place; decode only the match.

@@ -40,6 +40,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::le_words::{le_u32, push_words, u32_of};
+use crate::word_hash::word_hash;
 
 #[path = "option_table.rs"]
 mod option_table;
@@ -607,15 +608,6 @@ const EMPTY: (u16, u16) = (u16::MAX, u16::MAX);
 /// is placed in a `u16` of the option index, less the `EMPTY` mark.
 pub const MAX_OPTIONS: usize = u16::MAX as usize - 1;
 
-/// FNV-1a of an option name (short words, read once per lookup).
-fn option_hash(name: &[u8]) -> usize {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in name {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    h as usize
-}
-
 impl<'a> Spec<'a> {
     /// The first option, in spec order, with the name `name` (given as
     /// bytes, so that a short option's `-c` needs no string), and that
@@ -624,7 +616,7 @@ impl<'a> Spec<'a> {
         let slots = &self.option_index.0;
         let count = slots.len() / 4;
         let mask = count.checked_sub(1)?;
-        let mut at = option_hash(name) & mask;
+        let mut at = word_hash(name) as usize & mask;
         // At least one slot is empty, so the probe ends; a damaged table
         // (never packed so) ends after every slot, finding nothing.
         for _ in 0..count {
@@ -665,7 +657,7 @@ impl<'a> Spec<'a> {
                 continue;
             };
             for (n, name) in WordList::borrowed(names).with_starts() {
-                let mut at = option_hash(name.as_bytes()) & mask;
+                let mut at = word_hash(name.as_bytes()) as usize & mask;
                 loop {
                     let (so, sn) = slots[at];
                     if (so, sn) == EMPTY {
@@ -1146,7 +1138,7 @@ pub fn table_lines(text: &str) -> Vec<u32> {
 /// bytes    the names' text, then each spec in postcard form
 /// ```
 ///
-/// A name hashes with [`name_hash`] to its first slot; collisions take the
+/// A name hashes (`crate::word_hash`) to its first slot; collisions take the
 /// next slot (wrapping). Offsets count from the start of `bytes`. Any
 /// number that points outside the form reads as "no such spec", so a
 /// damaged form makes nothing safe.
@@ -1168,15 +1160,11 @@ pub struct SpecIndex<'a> {
 /// The words of a [`SpecIndex`] header.
 const HEADER_WORDS: usize = 3;
 
-/// The hash of a command name or subcommand path that picks its first slot
-/// in a [`SpecIndex`] (FNV-1a: a few instructions a byte, and the names are
-/// short).
-pub fn name_hash(name: &[u8]) -> u32 {
-    let mut h: u32 = 0x811c_9dc5;
-    for &b in name {
-        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
-    }
-    h
+/// The hash of a command name or subcommand path, in the 32 bits a slot of
+/// a [`SpecIndex`] files: its low bits pick the first slot, its high 16
+/// the slot's tag.
+fn name_hash(name: &[u8]) -> u32 {
+    word_hash(name) as u32
 }
 
 /// A used slot of a [`SpecIndex`]: the name's hash tag and its index.
