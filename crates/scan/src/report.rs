@@ -154,7 +154,7 @@ pub fn push_record_with(
     });
     // Every label has a radius; a line without a label has none.
     match md.map(|m| m.0) {
-        Some(radius) => out.extend_from_slice(radius_opening(radius)),
+        Some(radius) => radius_opening(radius).push_to(out),
         None => out.push(b'{'),
     }
     if let Some(v) = md.and_then(|m| m.1) {
@@ -199,10 +199,10 @@ pub fn push_record_with(
         .collect();
     trailing.sort_by_key(|(k, _)| *k);
     match md {
-        Some((.., class)) if trailing.is_empty() => out.extend_from_slice(label_closing(class)),
+        Some((.., class)) if trailing.is_empty() => label_closing(class).push_to(out),
         Some((.., class)) => {
             // The closing without its `}\n`, then the rest.
-            let closing = label_closing(class);
+            let closing = label_closing(class).as_bytes();
             out.extend_from_slice(&closing[..closing.len() - 2]);
             out.push(b',');
             for (k, v) in trailing {
@@ -237,31 +237,112 @@ fn key_field(out: &mut Vec<u8>, key: &str, value: &str) {
 #[inline(always)]
 fn number(out: &mut Vec<u8>, key: &'static [u8], n: u64) {
     out.extend_from_slice(key);
-    match u8::try_from(n) {
-        // A line's column, nearly always.
-        Ok(digit @ 0..=9) => out.push(b'0' + digit),
-        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    match digits_and_comma(n) {
+        // A line or a column, nearly always: one eight-byte store, cut.
+        Some((word, len)) => {
+            let at = out.len();
+            out.extend_from_slice(&word.to_le_bytes());
+            out.truncate(at + len);
+        }
+        None => {
+            out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+            out.push(b',');
+        }
     }
-    out.push(b',');
+}
+
+/// The decimal digits of `n` and a comma, when they fit in eight bytes
+/// (below ten million): as a word whose little-endian bytes spell them,
+/// and their count. Two digits at a time, from the last: each pair goes in
+/// below the digits after it.
+fn digits_and_comma(mut n: u64) -> Option<(u64, usize)> {
+    if n >= 10_000_000 {
+        return None;
+    }
+    let mut word = u64::from(b',');
+    let mut len = 1;
+    while n >= 100 {
+        let pair = &PAIRS[(n % 100) as usize * 2..][..2];
+        word = (word << 16) | u64::from(u16::from_le_bytes([pair[0], pair[1]]));
+        len += 2;
+        n /= 100;
+    }
+    if n >= 10 {
+        let pair = &PAIRS[n as usize * 2..][..2];
+        word = (word << 16) | u64::from(u16::from_le_bytes([pair[0], pair[1]]));
+        len += 2;
+    } else {
+        word = (word << 8) | u64::from(b'0' + n as u8);
+        len += 1;
+    }
+    Some((word, len))
+}
+
+/// `00` to `99`, two bytes each.
+const PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// A fixed piece of a record, padded to 32 bytes so that it is copied as a
+/// block of constant length (no call to `memcpy`) and then cut to its own.
+struct Piece {
+    bytes: [u8; 32],
+    len: usize,
+}
+
+impl Piece {
+    const fn new(text: &[u8]) -> Piece {
+        let mut bytes = [0u8; 32];
+        let mut i = 0;
+        while i < text.len() {
+            bytes[i] = text[i];
+            i += 1;
+        }
+        Piece {
+            bytes,
+            len: text.len(),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    fn push_to(&self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(&self.bytes);
+        out.truncate(at + self.len);
+    }
 }
 
 /// A record's opening brace and its `blast_radius` field.
-fn radius_opening(radius: BlastRadius) -> &'static [u8] {
+fn radius_opening(radius: BlastRadius) -> &'static Piece {
+    const SAFE: Piece = Piece::new(b"{\"blast_radius\":\"safe\",");
+    const LOW: Piece = Piece::new(b"{\"blast_radius\":\"low\",");
+    const MEDIUM: Piece = Piece::new(b"{\"blast_radius\":\"medium\",");
+    const HIGH: Piece = Piece::new(b"{\"blast_radius\":\"high\",");
+    const UNKNOWN: Piece = Piece::new(b"{\"blast_radius\":\"unknown\",");
     match radius {
-        BlastRadius::Safe => b"{\"blast_radius\":\"safe\",",
-        BlastRadius::Low => b"{\"blast_radius\":\"low\",",
-        BlastRadius::Medium => b"{\"blast_radius\":\"medium\",",
-        BlastRadius::High => b"{\"blast_radius\":\"high\",",
-        BlastRadius::Unknown => b"{\"blast_radius\":\"unknown\",",
+        BlastRadius::Safe => &SAFE,
+        BlastRadius::Low => &LOW,
+        BlastRadius::Medium => &MEDIUM,
+        BlastRadius::High => &HIGH,
+        BlastRadius::Unknown => &UNKNOWN,
     }
 }
 
 /// A record's `safety_label` field, its last, and the record's end.
-fn label_closing(class: Class) -> &'static [u8] {
+fn label_closing(class: Class) -> &'static Piece {
+    const SAFE: Piece = Piece::new(b"\"safety_label\":\"safe\"}\n");
+    const DESTRUCTIVE: Piece = Piece::new(b"\"safety_label\":\"destructive\"}\n");
+    const UNKNOWN: Piece = Piece::new(b"\"safety_label\":\"unknown\"}\n");
     match class {
-        Class::Safe => b"\"safety_label\":\"safe\"}\n",
-        Class::Destructive => b"\"safety_label\":\"destructive\"}\n",
-        Class::Unknown => b"\"safety_label\":\"unknown\"}\n",
+        Class::Safe => &SAFE,
+        Class::Destructive => &DESTRUCTIVE,
+        Class::Unknown => &UNKNOWN,
     }
 }
 
@@ -392,15 +473,33 @@ mod tests {
     }
 
     #[test]
+    fn number_fields_spell_every_size_of_number() {
+        let mut numbers: Vec<u64> =
+            vec![0, 1, 9, 10, 99, 100, 101, 9_999_999, 10_000_000, u64::MAX];
+        numbers.extend((0..20).map(|k| 7u64.pow(k)));
+        for n in numbers {
+            let mut out = Vec::new();
+            number(&mut out, b"\"line\":", n);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                format!("\"line\":{n},"),
+                "{n}"
+            );
+        }
+        assert_eq!(digits_and_comma(10_000_000), None);
+        assert_eq!(digits_and_comma(42).map(|(_, len)| len), Some(3));
+    }
+
+    #[test]
     fn fixed_pieces_spell_each_radius_and_class_as_the_label_does() {
         use BlastRadius::*;
         for radius in [Safe, Low, Medium, High, Unknown] {
             let want = format!("{{\"blast_radius\":\"{}\",", radius.as_str());
-            assert_eq!(radius_opening(radius), want.as_bytes());
+            assert_eq!(radius_opening(radius).as_bytes(), want.as_bytes());
         }
         for class in [Class::Safe, Class::Destructive, Class::Unknown] {
             let want = format!("\"safety_label\":\"{}\"}}\n", class.as_str());
-            assert_eq!(label_closing(class), want.as_bytes());
+            assert_eq!(label_closing(class).as_bytes(), want.as_bytes());
         }
     }
 
