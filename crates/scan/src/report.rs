@@ -432,12 +432,15 @@ mod tests {
         for len in 0..40 {
             for at in 0..=len {
                 for special in [b'"', b'\\', 0u8, 0x1f, b'\n'] {
-                    let mut bytes = vec![b'a'; len];
-                    bytes.extend_from_slice("é ~\u{7f}".as_bytes());
-                    if at < len {
-                        bytes[at] = special;
+                    // Plain, and after bytes that need no escape.
+                    for suffix in ["", "é ~\u{7f}"] {
+                        let mut bytes = vec![b'a'; len];
+                        if at < len {
+                            bytes[at] = special;
+                        }
+                        bytes.extend_from_slice(suffix.as_bytes());
+                        assert_eq!(needs_no_escape(&bytes), at == len, "{bytes:?}");
                     }
-                    assert_eq!(needs_no_escape(&bytes), at == len, "{bytes:?}");
                 }
             }
         }
