@@ -1,6 +1,7 @@
 //! The one hash of the compiled taxonomy's tables: the spec index (command
 //! names and subcommand paths), each spec's option index, the matcher's
-//! group index and its word filters, and the entries' fingerprint.
+//! group index, the tables of the taxonomy's word lists, and the entries'
+//! fingerprint.
 //! `build.rs` includes this file too (`crate::word_hash` in both), so what
 //! it files a word under is what the library looks the word up by.
 //!

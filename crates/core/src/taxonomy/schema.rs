@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::le_words::{le_u32, push_words, u32_of};
+use crate::word_hash::word_hash;
 
 /// One rule file (`taxonomy/rules/*.toml`): the destructive shapes of one
 /// domain.
@@ -664,13 +665,9 @@ impl ListTable {
         (Self::MIN..=Self::MAX).contains(&count)
     }
 
-    /// A word's first slot (FNV-1a, its top bits).
+    /// A word's first slot (the top bits of its [`word_hash`]).
     fn slot_of(word: &str) -> usize {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for &b in word.as_bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        (h >> 58) as usize
+        (word_hash(word.as_bytes()) >> 58) as usize
     }
 
     /// The table of a list of words (at most [`ListTable::MAX`]; a word
