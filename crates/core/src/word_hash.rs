@@ -1,18 +1,18 @@
 //! The one hash of the compiled taxonomy's tables: the spec index (command
 //! names and subcommand paths), each spec's option index, the matcher's
 //! group index, the tables of the taxonomy's word lists, and the entries'
-//! fingerprint.
-//! `build.rs` includes this file too (`crate::word_hash` in both), so what
-//! it files a word under is what the library looks the word up by.
+//! fingerprint. `build.rs` includes this file too (`crate::word_hash` in
+//! both), so what it files a word under is what the library looks the word
+//! up by.
 //!
 //! The words hashed are short (`git`, `-r`, `docker compose`), so the hash
 //! reads them a word of eight bytes at a time, the last few bytes in two
 //! overlapping loads, and mixes each in with one multiplication; a
 //! finishing step spreads every input bit over the low bits (a table's
-//! slot) and the high ones (a slot's tag, a filter's bit). It is stable
-//! across builds and platforms (little-endian loads), and not a defence
-//! against chosen collisions: the tables are built from the taxonomy, and
-//! a collision costs a probe, never a wrong answer.
+//! first slot) and the high ones (a slot's tag, a small table's slot). It
+//! is stable across builds and platforms (little-endian loads), and not a
+//! defence against chosen collisions: the tables are built from the
+//! taxonomy, and a collision costs a probe, never a wrong answer.
 
 /// Odd, with its bits spread (the golden ratio's fraction): a multiplier
 /// that carries each bit of a word into the higher ones.
@@ -42,8 +42,8 @@ pub fn word_hash(bytes: &[u8]) -> u64 {
     finish((h ^ last).wrapping_mul(SPREAD))
 }
 
-/// `word_hash` of `word` combined with a small tag (a table's key kind),
-/// without hashing the word again.
+/// A hash combined with a small tag (a key's kind, a word's place), without
+/// hashing the bytes again.
 pub fn tagged(word_hash: u64, tag: u64) -> u64 {
     finish(word_hash ^ tag.wrapping_add(1).wrapping_mul(SPREAD))
 }
