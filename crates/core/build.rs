@@ -462,8 +462,9 @@ fn dense_dfa(
     dfa.ok()
 }
 
-/// Compiles `taxonomy/specs/*.toml` into `specs.postcard`: a name index
-/// read in place and each spec encoded on its own (`spec_format::SpecIndex`).
+/// Compiles `taxonomy/specs/*.toml` into `spec_index.rs`, the name index
+/// as Rust statics, and `spec_bodies.postcard`, each spec encoded on its own
+/// (`spec_format::SpecIndex`), both read in place.
 /// A file or spec that does not compile fails the build, naming the file,
 /// the line and the field: an embedded taxonomy never silently lacks one.
 fn write_specs(root: &Path) {
@@ -496,8 +497,12 @@ fn write_specs(root: &Path) {
     names.sort();
     names.dedup_by(|a, b| a.0 == b.0);
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
-    let bytes = spec_format::pack_spec_index(&names, &specs);
-    write_out(&out.join("specs.postcard"), &bytes);
+    let index = spec_format::SpecIndexParts::lay_out(&names, &specs);
+    write_out(&out.join("spec_bodies.postcard"), index.bodies());
+    write_out(
+        &out.join("spec_index.rs"),
+        index.to_rust("spec_bodies.postcard").as_bytes(),
+    );
 }
 
 /// Checks `taxonomy/secrets/*.toml` and writes it out as Rust statics

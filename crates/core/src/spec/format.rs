@@ -39,7 +39,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::le_words::{le_u32, push_words, u32_of};
+use crate::le_words::u32_of;
 use crate::word_hash::word_hash;
 
 #[path = "option_table.rs"]
@@ -1120,45 +1120,34 @@ pub fn table_lines(text: &str) -> Vec<u32> {
         .collect()
 }
 
-/// The embedded specs as `build.rs` lays them out, read in place: a
-/// process looks a command word up with one hash and a probe or two, and
-/// decodes (postcard) only the specs it uses. Decoding a sorted index of
-/// every name instead cost each process about 100 k instructions, a tenth
-/// of a `toolgate classify` run.
-///
-/// The layout, every number a little-endian `u32`:
-///
-/// ```text
-/// header   names, specs, slots (a power of two)
-/// slots    `slots` entries: 0 for none, else the high 16 bits of the name's
-///          hash above 1 + the index of the name (below 2^16), so that a
-///          probe of another name's slot is settled without reading a name
-/// names    `names` records of (offset, length, spec), sorted by name
-/// specs    `specs + 1` offsets: spec `i` is the bytes between `i` and `i + 1`
-/// bytes    the names' text, then each spec in postcard form
-/// ```
+/// The embedded specs' index, as `build.rs` writes it: Rust statics,
+/// numbers and one text (so that loading the binary relocates a few
+/// pointers, not one a name), read in place. A process looks a command word
+/// up with one hash and a probe or two, and decodes (postcard) only the
+/// specs it uses. Decoding a sorted index of every name instead cost each
+/// process about 100 k instructions, a tenth of a `toolgate classify` run.
 ///
 /// A name hashes (`crate::word_hash`) to its first slot; collisions take the
-/// next slot (wrapping). Offsets count from the start of `bytes`. Any
-/// number that points outside the form reads as "no such spec", so a
-/// damaged form makes nothing safe.
+/// next slot (wrapping). Any number that points outside reads as "no such
+/// spec", so a damaged index makes nothing safe.
 #[derive(Clone, Copy, Debug)]
 pub struct SpecIndex<'a> {
-    names: usize,
-    specs: usize,
-    slots: usize,
-    /// Where the name records start.
-    records: usize,
-    /// Where the spec offsets start.
-    offsets: usize,
-    /// The text and specs, which offsets count from.
-    bytes: &'a [u8],
-    /// The whole form.
-    all: &'a [u8],
+    /// A power of two of them, at most half used: 0 for none, else the high
+    /// 16 bits of a name's hash above 1 + the name's place in `names`
+    /// (below 2^16), so that a probe of another name's slot is settled
+    /// without reading a name.
+    pub(crate) slots: &'a [u32],
+    /// Each name's (offset, length) in `text` and its spec's number,
+    /// sorted by name.
+    pub(crate) names: &'a [[u32; 3]],
+    /// The names, one after another.
+    pub(crate) text: &'a str,
+    /// One more than there are specs: spec `i` is the bytes of `bodies`
+    /// from offset `i` to offset `i + 1`.
+    pub(crate) offsets: &'a [u32],
+    /// Each spec in postcard form.
+    pub(crate) bodies: &'a [u8],
 }
-
-/// The words of a [`SpecIndex`] header.
-const HEADER_WORDS: usize = 3;
 
 /// The hash of a command name or subcommand path, in the 32 bits a slot of
 /// a [`SpecIndex`] files: its low bits pick the first slot, its high 16
@@ -1167,101 +1156,115 @@ fn name_hash(name: &[u8]) -> u32 {
     word_hash(name) as u32
 }
 
-/// A used slot of a [`SpecIndex`]: the name's hash tag and its index.
+/// A used slot of a [`SpecIndex`]: the name's hash tag and its place.
 fn slot_entry(hash: u32, i: usize) -> u32 {
     (hash & 0xffff_0000) | (u32::try_from(i + 1).unwrap_or(0) & 0xffff)
 }
 
-/// Lays out a [`SpecIndex`]: `names` are `(name, spec index)` pairs, unique,
-/// in any order; `specs` each spec in postcard form.
-pub fn pack_spec_index(names: &[(String, u32)], specs: &[Vec<u8>]) -> Vec<u8> {
-    let mut names: Vec<&(String, u32)> = names.iter().collect();
-    names.sort();
-    // At most half full, so that a probe meets an empty slot soon.
-    let slots = (names.len() * 2).max(1).next_power_of_two();
-    let mut table = vec![0u32; slots];
-    let mut text: Vec<u8> = Vec::new();
-    let mut records: Vec<u32> = Vec::new();
-    for (i, (name, spec)) in names.iter().enumerate() {
-        let mut slot = name_hash(name.as_bytes()) as usize & (slots - 1);
-        while table[slot] != 0 {
-            slot = (slot + 1) & (slots - 1);
+/// A [`SpecIndex`] laid out and owned: what `build.rs` writes out as Rust
+/// statics, and what tests read from.
+#[derive(Clone, Debug, Default)]
+pub struct SpecIndexParts {
+    slots: Vec<u32>,
+    names: Vec<[u32; 3]>,
+    text: String,
+    offsets: Vec<u32>,
+    bodies: Vec<u8>,
+}
+
+impl SpecIndexParts {
+    /// Lays out the index of `names`, `(name, spec number)` pairs, unique,
+    /// in any order, over `specs`, each spec in postcard form.
+    pub fn lay_out(names: &[(String, u32)], specs: &[Vec<u8>]) -> SpecIndexParts {
+        let mut names: Vec<&(String, u32)> = names.iter().collect();
+        names.sort();
+        // At most half full, so that a probe meets an empty slot soon.
+        let size = (names.len() * 2).max(1).next_power_of_two();
+        let mut parts = SpecIndexParts {
+            slots: vec![0u32; size],
+            ..SpecIndexParts::default()
+        };
+        for (i, (name, spec)) in names.iter().enumerate() {
+            let hash = name_hash(name.as_bytes());
+            let mut slot = hash as usize & (size - 1);
+            while parts.slots[slot] != 0 {
+                slot = (slot + 1) & (size - 1);
+            }
+            parts.slots[slot] = slot_entry(hash, i);
+            parts
+                .names
+                .push([u32_of(parts.text.len()), u32_of(name.len()), *spec]);
+            parts.text.push_str(name);
         }
-        table[slot] = slot_entry(name_hash(name.as_bytes()), i);
-        records.extend([u32_of(text.len()), u32_of(name.len()), *spec]);
-        text.extend_from_slice(name.as_bytes());
+        for spec in specs {
+            parts.offsets.push(u32_of(parts.bodies.len()));
+            parts.bodies.extend_from_slice(spec);
+        }
+        parts.offsets.push(u32_of(parts.bodies.len()));
+        parts
     }
-    let mut offsets = Vec::with_capacity(specs.len() + 1);
-    for spec in specs {
-        offsets.push(u32_of(text.len()));
-        text.extend_from_slice(spec);
+
+    /// The index, read from these parts.
+    pub fn index(&self) -> SpecIndex<'_> {
+        SpecIndex {
+            slots: &self.slots,
+            names: &self.names,
+            text: &self.text,
+            offsets: &self.offsets,
+            bodies: &self.bodies,
+        }
     }
-    offsets.push(u32_of(text.len()));
-    let mut words = vec![u32_of(names.len()), u32_of(specs.len()), u32_of(slots)];
-    words.extend(table);
-    words.extend(records);
-    words.extend(offsets);
-    let mut out = Vec::new();
-    push_words(&mut out, &words);
-    out.extend_from_slice(&text);
-    out
+
+    /// The specs in postcard form, one after another.
+    pub fn bodies(&self) -> &[u8] {
+        &self.bodies
+    }
+
+    /// The index as a Rust expression of type `SpecIndex<'static>`, its
+    /// specs' bytes included from `bodies_file` in the build's `OUT_DIR`.
+    pub fn to_rust(&self, bodies_file: &str) -> String {
+        let list = |words: &mut dyn Iterator<Item = String>| words.collect::<Vec<_>>().join(",");
+        format!(
+            "crate::spec::format::SpecIndex {{\n    slots: &[{}],\n    names: &[{}],\n    text: {:?},\n    offsets: &[{}],\n    bodies: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bodies_file}\")),\n}}\n",
+            list(&mut self.slots.iter().map(u32::to_string)),
+            list(&mut self.names.iter().map(|[a, b, c]| format!("[{a},{b},{c}]"))),
+            self.text,
+            list(&mut self.offsets.iter().map(u32::to_string)),
+        )
+    }
 }
 
 impl<'a> SpecIndex<'a> {
-    /// Reads the header of a form [`pack_spec_index`] wrote; `None` if the
-    /// tables it describes do not fit in `all`.
-    pub fn new(all: &'a [u8]) -> Option<SpecIndex<'a>> {
-        let names = le_u32(all, 0)? as usize;
-        let specs = le_u32(all, 4)? as usize;
-        let slots = le_u32(all, 8)? as usize;
-        if !slots.is_power_of_two() || names >= slots || names >= usize::from(u16::MAX) {
-            return None;
-        }
-        let records = (HEADER_WORDS + slots).checked_mul(4)?;
-        let offsets = records.checked_add(names.checked_mul(12)?)?;
-        let start = offsets.checked_add(specs.checked_add(1)?.checked_mul(4)?)?;
-        Some(SpecIndex {
-            names,
-            specs,
-            slots,
-            records,
-            offsets,
-            bytes: all.get(start..)?,
-            all,
-        })
-    }
-
     /// How many names it holds.
     pub fn name_count(&self) -> usize {
-        self.names
+        self.names.len()
     }
 
     /// How many specs it holds.
     pub fn spec_count(&self) -> usize {
-        self.specs
+        self.offsets.len().saturating_sub(1)
     }
 
-    /// Name record `i`: its text and its spec's index.
+    /// Name `i`: its text and its spec's number.
     pub fn name(&self, i: usize) -> Option<(&'a [u8], usize)> {
-        if i >= self.names {
-            return None;
-        }
-        let at = self.records + i * 12;
-        let from = le_u32(self.all, at)? as usize;
-        let len = le_u32(self.all, at + 4)? as usize;
-        let spec = le_u32(self.all, at + 8)? as usize;
-        Some((self.bytes.get(from..from.checked_add(len)?)?, spec))
+        let [from, len, spec] = *self.names.get(i)?;
+        let from = from as usize;
+        let text = self
+            .text
+            .as_bytes()
+            .get(from..from.checked_add(len as usize)?)?;
+        Some((text, spec as usize))
     }
 
-    /// The index of the spec of `name`.
+    /// The number of the spec of `name`.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
-        let mask = self.slots - 1;
+        let mask = self.slots.len().checked_sub(1)?;
         let hash = name_hash(name);
         let tag = hash >> 16;
         let mut slot = hash as usize & mask;
-        // Every slot at most once: a form with no empty slot still ends.
-        for _ in 0..self.slots {
-            let entry = le_u32(self.all, (HEADER_WORDS + slot) * 4)?;
+        // Every slot at most once: an index with no empty slot still ends.
+        for _ in 0..self.slots.len() {
+            let entry = *self.slots.get(slot)?;
             let i = (entry & 0xffff).checked_sub(1)? as usize;
             if entry >> 16 == tag {
                 let (text, spec) = self.name(i)?;
@@ -1276,11 +1279,8 @@ impl<'a> SpecIndex<'a> {
 
     /// Spec `i` in postcard form.
     pub fn spec(&self, i: usize) -> Option<&'a [u8]> {
-        if i >= self.specs {
-            return None;
-        }
-        let from = le_u32(self.all, self.offsets + i * 4)? as usize;
-        let to = le_u32(self.all, self.offsets + (i + 1) * 4)? as usize;
-        self.bytes.get(from..to)
+        let from = *self.offsets.get(i)? as usize;
+        let to = *self.offsets.get(i.checked_add(1)?)? as usize;
+        self.bodies.get(from..to)
     }
 }

@@ -81,15 +81,11 @@ enum Store {
 impl Specs {
     /// Reads the specs `build.rs` compiled in place (each spec is decoded
     /// when first asked for).
-    pub fn from_packed(bytes: &'static [u8]) -> Result<Specs, TaxonomyError> {
-        let index = SpecIndex::new(bytes).ok_or_else(|| TaxonomyError::Build {
-            what: "the embedded command specs".into(),
-            message: "their index does not fit in them".into(),
-        })?;
+    pub fn from_index(index: SpecIndex<'static>) -> Specs {
         let decoded = (0..index.spec_count()).map(|_| OnceLock::new()).collect();
-        Ok(Specs {
+        Specs {
             store: Store::Packed { index, decoded },
-        })
+        }
     }
 
     /// Loads and validates the spec files among `sources` (paths relative
@@ -347,37 +343,60 @@ mod tests {
         }
     }
 
-    /// A form cut short or pointing outside itself finds nothing, and
-    /// never panics.
+    /// An index whose numbers point outside itself finds nothing there,
+    /// and never panics.
     #[test]
     fn a_damaged_index_finds_nothing() {
         let names = vec![("ls".to_string(), 0), ("git log".to_string(), 1)];
         let specs = vec![b"ab".to_vec(), b"cde".to_vec()];
-        let bytes = format::pack_spec_index(&names, &specs);
-        let index = match SpecIndex::new(&bytes) {
-            Some(i) => i,
-            None => panic!("a whole form reads"),
-        };
+        let parts = format::SpecIndexParts::lay_out(&names, &specs);
+        let index = parts.index();
         assert_eq!(index.find(b"ls"), Some(0));
         assert_eq!(index.find(b"git log"), Some(1));
         assert_eq!(index.find(b"git"), None);
         assert_eq!(index.spec(1), Some(&b"cde"[..]));
         assert_eq!(index.spec(2), None);
-        for cut in 0..bytes.len() {
-            if let Some(index) = SpecIndex::new(&bytes[..cut]) {
-                let _ = (index.find(b"ls"), index.find(b"git log"), index.spec(1));
-                for i in 0..3 {
-                    let _ = index.name(i);
-                }
-            }
+        assert_eq!((index.name_count(), index.spec_count()), (2, 2));
+        fn all_names(i: SpecIndex<'_>) -> usize {
+            (0..3).filter_map(|k| i.name(k)).count()
         }
-        let mut wild = bytes.clone();
-        for b in wild.iter_mut().skip(12) {
-            *b = 0xff;
+        // Each part cut short, or emptied.
+        for cut in 0..8 {
+            let short = SpecIndex {
+                slots: &index.slots[..cut.min(index.slots.len())],
+                ..index
+            };
+            let _ = (short.find(b"ls"), short.find(b"git log"));
+            let short = SpecIndex {
+                names: &index.names[..cut.min(index.names.len())],
+                ..index
+            };
+            let _ = (short.find(b"ls"), short.find(b"git log"), all_names(short));
+            let short = SpecIndex {
+                text: &index.text[..cut.min(index.text.len())],
+                ..index
+            };
+            let _ = (short.find(b"ls"), short.find(b"git log"), all_names(short));
+            let short = SpecIndex {
+                offsets: &index.offsets[..cut.min(index.offsets.len())],
+                bodies: &index.bodies[..cut.min(index.bodies.len())],
+                ..index
+            };
+            let _ = (short.spec(0), short.spec(1), short.spec(2));
         }
-        if let Some(index) = SpecIndex::new(&wild) {
-            assert_eq!(index.find(b"ls"), None);
-            assert_eq!(index.spec(0), None);
-        }
+        // Every number pointing far away: a full table with no empty slot
+        // still ends its probe.
+        let wild_slots = vec![0xffff_ffff; index.slots.len()];
+        let wild_names = vec![[u32::MAX; 3]; 2];
+        let wild_offsets = vec![u32::MAX; 3];
+        let wild = SpecIndex {
+            slots: &wild_slots,
+            names: &wild_names,
+            offsets: &wild_offsets,
+            ..index
+        };
+        assert_eq!(wild.find(b"ls"), None);
+        assert_eq!(wild.name(0), None);
+        assert_eq!(wild.spec(0), None);
     }
 }

@@ -153,8 +153,9 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     Ok(tax)
 }
 
-/// The embedded command specs, as `build.rs` compiled them.
-static EMBEDDED_SPECS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/specs.postcard"));
+/// The embedded command specs' index, as `build.rs` compiled it.
+static EMBEDDED_SPECS: crate::spec::format::SpecIndex<'static> =
+    include!(concat!(env!("OUT_DIR"), "/spec_index.rs"));
 
 /// The embedded taxonomy, as `build.rs` parsed and stored it.
 static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxonomy.postcard"));
@@ -193,7 +194,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     // Entries stay packed: a label reads the few fields it needs in place
     // (`packed_entry`), and whole rules are built only on request.
     tax.set_packed(bundle);
-    tax.specs = Arc::new(crate::spec::Specs::from_packed(EMBEDDED_SPECS)?);
+    tax.specs = Arc::new(crate::spec::Specs::from_index(EMBEDDED_SPECS));
     tax.embedded = true;
     Ok(tax)
 }
