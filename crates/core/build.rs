@@ -150,7 +150,11 @@ fn main() {
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
-    write_out(&out.join("automata.index"), &index);
+    write_out(&out.join("automata_index.data"), index.data());
+    write_out(
+        &out.join("automata_index.rs"),
+        index.to_rust("automata_index.data").as_bytes(),
+    );
     write_out(&out.join("automata.dfa"), &dfas);
     let packed_commands = commands.as_ref().map(|c| packer.commands(c));
     bundle.commands = packed_commands.as_ref().map(|c| c.view());
@@ -169,10 +173,10 @@ fn main() {
 fn ship_automata(
     rule_files: &[(String, schema::RuleFile)],
     commands: Option<&schema::CommandsFile>,
-) -> (Vec<u8>, Vec<u8>) {
+) -> (plan::FlatIndexParts, Vec<u8>) {
     // The DFAs are little-endian; a big-endian target compiles on first use.
     if std::env::var("CARGO_CFG_TARGET_ENDIAN").as_deref() != Ok("little") {
-        return (Vec::new(), Vec::new());
+        return (plan::FlatIndexParts::default(), Vec::new());
     }
     let shapes = commands.map(|c| c.shape.clone()).unwrap_or_default();
     let mut ids: Vec<(&str, &[String])> = Vec::new();

@@ -28,7 +28,7 @@ use crate::taxonomy::group_pattern;
 use crate::taxonomy::{Compiled, Taxonomy};
 
 /// The index of the automata `build.rs` compiled for the embedded taxonomy.
-static SHIPPED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.index"));
+static SHIPPED: FlatIndex<'static> = include!(concat!(env!("OUT_DIR"), "/automata_index.rs"));
 /// The automata themselves.
 static SHIPPED_DFAS: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/automata.dfa"));
 
@@ -505,21 +505,18 @@ impl Matcher {
     /// searched as often as needed.
     pub fn groups_for<'a>(&'a self, groups: &'a WordGroups, name: &str) -> Applicable<'a> {
         let word = match &self.index {
-            Some(index) => index
-                .find_number(plan::SPECIAL_WORD, Some(groups.family), name)
-                .and_then(|i| {
-                    // Decoded once: a scan looks the same words up again
-                    // and again.
-                    let slot = self.slots.get(i)?.get_or_init(|| {
-                        let g = index.group(i)?;
-                        let rules = Rules::Shipped(g.rules);
-                        let group =
-                            PatternGroup::new(groups.globbed.what, rules, shipped_parts_of(&g));
-                        Some((g.word, Box::new(group)))
-                    });
-                    let (word, group) = slot.as_ref()?;
-                    Some((Some(*word), group.as_ref()))
-                }),
+            Some(index) => index.word_group_number(groups.family, name).and_then(|i| {
+                // Decoded once: a scan looks the same words up again
+                // and again.
+                let slot = self.slots.get(i)?.get_or_init(|| {
+                    let g = index.group(i)?;
+                    let rules = Rules::Shipped(g.rules);
+                    let group = PatternGroup::new(groups.globbed.what, rules, shipped_parts_of(&g));
+                    Some((g.word, Box::new(group)))
+                });
+                let (word, group) = slot.as_ref()?;
+                Some((Some(*word), group.as_ref()))
+            }),
             None => groups
                 .by_word
                 .get_key_value(name)
@@ -793,7 +790,7 @@ fn search_table(
 /// The shipped index, when it was built for this very taxonomy: the same
 /// entries, in the same order, for the same command words.
 fn shipped_for(tax: &Taxonomy) -> Option<FlatIndex<'static>> {
-    let index = FlatIndex::new(SHIPPED)?;
+    let index = SHIPPED;
     let (count, shipped) = index.taxonomy()?;
     if tax.is_packed() {
         // The entries are the very bundle build.rs compiled the index from
@@ -858,7 +855,7 @@ mod tests {
 
     #[test]
     fn every_shipped_dfa_validates() {
-        let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no index"));
+        let index = SHIPPED;
         let (rules, _) = index.taxonomy().unwrap_or_default();
         let mut checks = 0;
         for post in (0..rules).filter_map(|r| index.post(r)) {
@@ -921,7 +918,7 @@ mod tests {
             "-o=x", "--all", "-y", "install", "build", "run", "exec", "sh", "-c", "list",
         ];
         let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
-        let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no index"));
+        let index = SHIPPED;
         let (mut compared, mut matched, mut tables, mut prefixed) = (0, 0, 0, 0);
         for i in 0..index.group_count() {
             let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
@@ -983,7 +980,7 @@ mod tests {
         // What `shipped_for` takes on trust for the packed taxonomy.
         let tax = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
         assert!(tax.is_packed());
-        let index = FlatIndex::new(SHIPPED).unwrap_or_else(|| panic!("no shipped index"));
+        let index = SHIPPED;
         assert_eq!(
             index.taxonomy(),
             Some((tax.rule_count(), fingerprint_of(&tax)))

@@ -162,43 +162,46 @@ pub fn parts(mut bytes: &[u8]) -> Option<Vec<(usize, &[u8])>> {
     Some(out)
 }
 
-/// A fixed-layout index of the shipped groups, read in place: looking a
-/// group up costs a hash and a probe, and a process that needs two groups
-/// decodes nothing else (a serde form of the same index cost a hook process
-/// more than everything it classified).
-///
-/// Layout, all integers little-endian `u32`: a header of [`HEADER`] words
-/// (group count, table size, glob count, entry count, rule count, the
-/// fingerprint's low and high halves), then one record of [`GROUP_WORDS`]
-/// words per group, the hash table (group index + 1 per slot, 0 for
-/// empty), one record of [`GLOB_WORDS`] per glob, one record of
-/// [`POST_WORDS`] per entry, then the text and rule lists the records point
-/// into (by offset and length from the start of the index).
+/// The index of the shipped groups, as `build.rs` writes it: Rust statics
+/// (records of numbers and one blob of bytes, so that loading the binary
+/// relocates a few pointers), read in place. Looking a group up costs a
+/// hash and a probe, and a process that needs two groups decodes nothing
+/// else (a serde form of the same index cost a hook process more than
+/// everything it classified).
 #[derive(Clone, Copy, Debug)]
 pub struct FlatIndex<'a> {
-    bytes: &'a [u8],
-    groups: usize,
-    table: usize,
-    globs: usize,
-    posts: usize,
+    /// How many entries the taxonomy had, and its fingerprint.
+    pub(crate) taxonomy: (u32, u64),
+    /// The groups that are not a command word's, by [`special_place`]:
+    /// group number + 1, or 0 for none.
+    pub(crate) specials: [u32; SPECIAL_PLACES],
+    /// A filter of the command words of each family, [`FILTER_WORDS`]
+    /// words each (see [`word_filter_bit`]).
+    pub(crate) filters: &'a [u32],
+    /// One record per group: special, family (255: none), anchored, word
+    /// (offset, length), rules (offset, count), DFA parts (offset, length).
+    pub(crate) groups: &'a [[u32; GROUP_WORDS]],
+    /// The hash table of the command words' groups, a power of two of
+    /// slots: group number + 1, or 0 for an empty slot.
+    pub(crate) table: &'a [u32],
+    /// One record per glob: family, glob (offset, length).
+    pub(crate) globs: &'a [[u32; GLOB_WORDS]],
+    /// One record per entry: flags ([`POST_SHIPPED`], [`POST_FORBID`],
+    /// [`POST_MAX`], [`POST_MIN`]), subcommand length, max, min, forbid
+    /// (text offset, length, DFA offset, length).
+    pub(crate) posts: &'a [[u32; POST_WORDS]],
+    /// The words, rule lists (little-endian `u32` each) and texts the
+    /// records point into, by offset and length.
+    pub(crate) data: &'a [u8],
 }
 
-/// Words in the header: seven counts and checks, then, from word
-/// [`FILTERS_AT`], a filter of the command words of each family (see
-/// [`word_filter_bit`]).
-pub const HEADER: usize = FILTERS_AT + Family::ALL.len() * FILTER_WORDS;
-/// Where in the header the families' filters start.
-const FILTERS_AT: usize = 7;
 /// Words of one family's filter: 1024 bits.
 pub const FILTER_WORDS: usize = 32;
-/// Words per group: special, family (255: none), anchored, word (offset,
-/// length), rules (offset, count), DFA parts (offset, length).
+/// Words per group record.
 pub const GROUP_WORDS: usize = 9;
-/// Words per glob: family, glob (offset, length).
+/// Words per glob record.
 pub const GLOB_WORDS: usize = 3;
-/// Words per entry: flags ([`POST_SHIPPED`], [`POST_FORBID`],
-/// [`POST_MAX`], [`POST_MIN`]), subcommand length, max, min, forbid (text
-/// offset, length, DFA offset, length).
+/// Words per entry record.
 pub const POST_WORDS: usize = 8;
 
 /// A post record's flag: the entry's post-checks were shipped.
@@ -267,13 +270,28 @@ pub fn word_filter_bit(word: &str) -> usize {
         % (FILTER_WORDS * 32)
 }
 
-/// The hash a group's key is filed under: its word's [`word_hash`], tagged
-/// with the key's kind and family.
-pub fn key_hash(special: u8, family: Option<Family>, word_hash: u64) -> u64 {
-    tagged(
-        word_hash,
-        u64::from(special) << 8 | u64::from(family_code(family)),
-    )
+/// The hash a command word's group is filed under: the word's
+/// [`word_hash`], tagged with its family.
+pub fn key_hash(family: Family, word_hash: u64) -> u64 {
+    tagged(word_hash, family as u64)
+}
+
+/// How many groups are not a command word's: each family's glob group,
+/// and the SQL, code and any-command line groups.
+pub const SPECIAL_PLACES: usize = 5;
+
+/// Where a group that is not a command word's is filed in
+/// [`FlatIndex::specials`]; `None` for a command word's group (or a glob
+/// group of no family, which no plan makes).
+pub fn special_place(special: u8, family: Option<Family>) -> Option<usize> {
+    match (special, family) {
+        (SPECIAL_GLOB, Some(Family::Destructive)) => Some(0),
+        (SPECIAL_GLOB, Some(Family::Line)) => Some(1),
+        (SPECIAL_SQL, _) => Some(2),
+        (SPECIAL_CODE, _) => Some(3),
+        (SPECIAL_LINE_ANY, _) => Some(4),
+        _ => None,
+    }
 }
 
 /// What [`write_index`] files for one group.
@@ -292,54 +310,53 @@ pub struct IndexGroup<'a> {
     pub dfa: (u32, u32),
 }
 
-/// Writes a [`FlatIndex`].
-#[allow(dead_code)] // only build.rs writes one
+/// A [`FlatIndex`] laid out and owned: what `build.rs` writes out as Rust
+/// statics, and what tests read from.
+#[derive(Clone, Debug, Default)]
+pub struct FlatIndexParts {
+    taxonomy: (u32, u64),
+    specials: [u32; SPECIAL_PLACES],
+    filters: Vec<u32>,
+    groups: Vec<[u32; GROUP_WORDS]>,
+    table: Vec<u32>,
+    globs: Vec<[u32; GLOB_WORDS]>,
+    posts: Vec<[u32; POST_WORDS]>,
+    data: Vec<u8>,
+}
+
+/// Lays out a [`FlatIndex`].
+#[allow(dead_code)] // only build.rs and tests write one
 pub fn write_index(
     rule_count: usize,
     fingerprint: u64,
     groups: &[IndexGroup],
     globs: &[(Family, &str)],
     posts: &[Option<FlatPost>],
-) -> Vec<u8> {
+) -> FlatIndexParts {
     let u = u32_of;
     let table = (groups.len() * 2).next_power_of_two().max(2);
-    let words = HEADER
-        + groups.len() * GROUP_WORDS
-        + table
-        + globs.len() * GLOB_WORDS
-        + posts.len() * POST_WORDS;
-    let mut head: Vec<u32> = Vec::with_capacity(words);
-    let mut data: Vec<u8> = Vec::new();
-    let base = words * 4;
+    let mut out = FlatIndexParts {
+        taxonomy: (u(rule_count), fingerprint),
+        filters: vec![0u32; Family::ALL.len() * FILTER_WORDS],
+        table: vec![0u32; table],
+        ..FlatIndexParts::default()
+    };
     let put = |data: &mut Vec<u8>, bytes: &[u8]| -> (u32, u32) {
-        let at = u(base + data.len());
+        let at = u(data.len());
         data.extend_from_slice(bytes);
         (at, u(bytes.len()))
     };
-    head.extend([
-        u(groups.len()),
-        u(table),
-        u(globs.len()),
-        u(posts.len()),
-        u(rule_count),
-        fingerprint as u32,
-        (fingerprint >> 32) as u32,
-    ]);
-    debug_assert_eq!(head.len(), FILTERS_AT);
-    let mut filters = [0u32; Family::ALL.len() * FILTER_WORDS];
     for g in groups {
         if let (SPECIAL_WORD, Some(family)) = (g.special, g.family) {
             let bit = word_filter_bit(g.word);
-            filters[family as usize * FILTER_WORDS + bit / 32] |= 1 << (bit % 32);
+            out.filters[family as usize * FILTER_WORDS + bit / 32] |= 1 << (bit % 32);
         }
     }
-    head.extend(filters);
-    let mut slots = vec![0u32; table];
     for (i, g) in groups.iter().enumerate() {
-        let word = put(&mut data, g.word.as_bytes());
+        let word = put(&mut out.data, g.word.as_bytes());
         let rule_bytes: Vec<u8> = g.rules.iter().flat_map(|&r| u(r).to_le_bytes()).collect();
-        let rules = put(&mut data, &rule_bytes);
-        head.extend([
+        let rules = put(&mut out.data, &rule_bytes);
+        out.groups.push([
             u32::from(g.special),
             family_code(g.family),
             u32::from(g.anchored),
@@ -350,28 +367,35 @@ pub fn write_index(
             g.dfa.0,
             g.dfa.1,
         ]);
-        let mut slot =
-            (key_hash(g.special, g.family, word_hash(g.word.as_bytes())) as usize) & (table - 1);
-        while slots[slot] != 0 {
+        let family = match (g.special, g.family) {
+            (SPECIAL_WORD, Some(family)) => family,
+            (special, family) => {
+                if let Some(place) = special_place(special, family) {
+                    out.specials[place] = u(i + 1);
+                }
+                continue;
+            }
+        };
+        let mut slot = (key_hash(family, word_hash(g.word.as_bytes())) as usize) & (table - 1);
+        while out.table[slot] != 0 {
             slot = (slot + 1) & (table - 1);
         }
-        slots[slot] = u(i + 1);
+        out.table[slot] = u(i + 1);
     }
-    head.extend(slots);
     for (family, glob) in globs {
-        let at = put(&mut data, glob.as_bytes());
-        head.extend([*family as u32, at.0, at.1]);
+        let at = put(&mut out.data, glob.as_bytes());
+        out.globs.push([*family as u32, at.0, at.1]);
     }
     for post in posts {
         let Some(p) = post else {
-            head.extend([0u32; POST_WORDS]);
+            out.posts.push([0u32; POST_WORDS]);
             continue;
         };
         let mut flags = POST_SHIPPED;
         let forbid = match p.forbid {
             Some((src, dfa)) => {
                 flags |= POST_FORBID;
-                let text = put(&mut data, src);
+                let text = put(&mut out.data, src);
                 [text.0, text.1, dfa.0, dfa.1]
             }
             None => [0u32; 4],
@@ -382,75 +406,91 @@ pub fn write_index(
         if p.min_args.is_some() {
             flags |= POST_MIN;
         }
-        head.extend([
+        out.posts.push([
             flags,
             u(p.subcommand_len),
             u(p.max_args.unwrap_or(0)),
             u(p.min_args.unwrap_or(0)),
+            forbid[0],
+            forbid[1],
+            forbid[2],
+            forbid[3],
         ]);
-        head.extend(forbid);
     }
-    let mut out = Vec::with_capacity(head.len() * 4 + data.len());
-    push_words(&mut out, &head);
-    out.extend(data);
     out
 }
 
-impl<'a> FlatIndex<'a> {
-    /// Reads the header; `None` if the bytes are too short for what it
-    /// announces.
-    pub fn new(bytes: &'a [u8]) -> Option<FlatIndex<'a>> {
-        let word = |i: usize| le_u32(bytes, i * 4).map(|w| w as usize);
-        let index = FlatIndex {
-            bytes,
-            groups: word(0)?,
-            table: word(1)?,
-            globs: word(2)?,
-            posts: word(3)?,
-        };
-        let words = HEADER
-            + index.groups * GROUP_WORDS
-            + index.table
-            + index.globs * GLOB_WORDS
-            + index.posts * POST_WORDS;
-        (bytes.len() >= words * 4 && index.table.is_power_of_two()).then_some(index)
+#[allow(dead_code)] // only build.rs and tests write one
+impl FlatIndexParts {
+    /// The index, read from these parts.
+    pub fn index(&self) -> FlatIndex<'_> {
+        FlatIndex {
+            taxonomy: self.taxonomy,
+            specials: self.specials,
+            filters: &self.filters,
+            groups: &self.groups,
+            table: &self.table,
+            globs: &self.globs,
+            posts: &self.posts,
+            data: &self.data,
+        }
     }
 
+    /// The bytes the records point into.
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The index as a Rust expression of type `FlatIndex<'static>`, its
+    /// bytes included from `data_file` in the build's `OUT_DIR`.
+    pub fn to_rust(&self, data_file: &str) -> String {
+        fn list<T>(items: &[T], each: impl Fn(&T) -> String) -> String {
+            items.iter().map(each).collect::<Vec<_>>().join(",")
+        }
+        fn record<const N: usize>(r: &[u32; N]) -> String {
+            format!("[{}]", list(r, u32::to_string))
+        }
+        format!(
+            "crate::matcher::plan::FlatIndex {{\n    taxonomy: ({}, {}),\n    specials: {},\n    filters: &[{}],\n    groups: &[{}],\n    table: &[{}],\n    globs: &[{}],\n    posts: &[{}],\n    data: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{data_file}\")),\n}}\n",
+            self.taxonomy.0,
+            self.taxonomy.1,
+            record(&self.specials),
+            list(&self.filters, u32::to_string),
+            list(&self.groups, record),
+            list(&self.table, u32::to_string),
+            list(&self.globs, record),
+            list(&self.posts, record),
+        )
+    }
+}
+
+impl<'a> FlatIndex<'a> {
     /// How many entries the taxonomy had, and its fingerprint.
     pub fn taxonomy(&self) -> Option<(usize, u64)> {
-        let count = self.word(4)? as usize;
-        let fingerprint = u64::from(self.word(5)?) | (u64::from(self.word(6)?) << 32);
-        Some((count, fingerprint))
-    }
-
-    fn word(&self, i: usize) -> Option<u32> {
-        le_u32(self.bytes, i * 4)
+        Some((self.taxonomy.0 as usize, self.taxonomy.1))
     }
 
     fn slice(&self, at: u32, len: u32) -> Option<&'a [u8]> {
         let at = at as usize;
-        self.bytes.get(at..at.checked_add(len as usize)?)
+        self.data.get(at..at.checked_add(len as usize)?)
     }
 
     /// How many groups it holds.
     pub fn group_count(&self) -> usize {
-        self.groups
+        self.groups.len()
     }
 
     /// Group `i`.
     pub fn group(&self, i: usize) -> Option<FlatGroup<'a>> {
-        let w = |k: usize| self.word(HEADER + i * GROUP_WORDS + k);
-        if i >= self.groups {
-            return None;
-        }
-        let word = std::str::from_utf8(self.slice(w(3)?, w(4)?)?).ok()?;
+        let r = self.groups.get(i)?;
+        let word = std::str::from_utf8(self.slice(r[3], r[4])?).ok()?;
         Some(FlatGroup {
-            special: u8::try_from(w(0)?).ok()?,
-            family: family_of(w(1)?),
-            anchored: w(2)? != 0,
+            special: u8::try_from(r[0]).ok()?,
+            family: family_of(r[1]),
+            anchored: r[2] != 0,
             word,
-            rules: self.slice(w(5)?, w(6)?.checked_mul(4)?)?,
-            dfa: (w(7)?, w(8)?),
+            rules: self.slice(r[5], r[6].checked_mul(4)?)?,
+            dfa: (r[7], r[8]),
         })
     }
 
@@ -466,30 +506,40 @@ impl<'a> FlatIndex<'a> {
     }
 
     /// The number of the group filed under a key, without decoding it.
-    #[inline]
     pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
-        if let (SPECIAL_WORD, Some(f)) = (special, family) {
-            let bit = word_filter_bit(word);
-            let filter = self.word(FILTERS_AT + f as usize * FILTER_WORDS + bit / 32)?;
-            if filter & (1 << (bit % 32)) == 0 {
-                return None;
+        match (special, family) {
+            (SPECIAL_WORD, Some(family)) => self.word_group_number(family, word),
+            _ => {
+                let number = *self.specials.get(special_place(special, family)?)?;
+                (number as usize)
+                    .checked_sub(1)
+                    .filter(|&n| n < self.groups.len())
             }
         }
-        let table = HEADER + self.groups * GROUP_WORDS;
-        let mask = self.table - 1;
-        let family = family_code(family);
-        let mut slot =
-            (key_hash(special, family_of(family), word_hash(word.as_bytes())) as usize) & mask;
-        for _ in 0..self.table {
-            let entry = (self.word(table + slot)? as usize).checked_sub(1)?;
+    }
+
+    /// The number of the group of `family` filed under a command word: a
+    /// hash and a probe. Most words have none, and the family's filter
+    /// turns them away first, before the word is hashed.
+    pub fn word_group_number(&self, family: Family, word: &str) -> Option<usize> {
+        let bit = word_filter_bit(word);
+        let filter = *self
+            .filters
+            .get(family as usize * FILTER_WORDS + bit / 32)?;
+        if filter & (1 << (bit % 32)) == 0 {
+            return None;
+        }
+        let mask = self.table.len().checked_sub(1)?;
+        let mut slot = (key_hash(family, word_hash(word.as_bytes())) as usize) & mask;
+        // Every slot at most once: a table with no empty slot still ends.
+        for _ in 0..self.table.len() {
+            let entry = (*self.table.get(slot)? as usize).checked_sub(1)?;
             // Compare the key's parts in place; decode only the match.
-            let at = (HEADER + entry * GROUP_WORDS) * 4;
-            let record = self.bytes.get(at..at + 20)?;
-            let w = |k: usize| le_u32(record, k * 4);
-            if w(0)? == u32::from(special)
-                && w(1)? == family
-                && w(4)? as usize == word.len()
-                && self.slice(w(3)?, w(4)?)? == word.as_bytes()
+            let r = self.groups.get(entry)?;
+            if r[0] == u32::from(SPECIAL_WORD)
+                && r[1] == family as u32
+                && r[4] as usize == word.len()
+                && self.slice(r[3], r[4])? == word.as_bytes()
             {
                 return Some(entry);
             }
@@ -500,34 +550,28 @@ impl<'a> FlatIndex<'a> {
 
     /// Every glob word.
     pub fn globs(&self) -> impl Iterator<Item = (Family, &'a str)> + '_ {
-        let start = HEADER + self.groups * GROUP_WORDS + self.table;
-        (0..self.globs).filter_map(move |i| {
-            let w = |k: usize| self.word(start + i * GLOB_WORDS + k);
-            let family = family_of(w(0)?)?;
-            let glob = std::str::from_utf8(self.slice(w(1)?, w(2)?)?).ok()?;
+        self.globs.iter().filter_map(move |r| {
+            let family = family_of(r[0])?;
+            let glob = std::str::from_utf8(self.slice(r[1], r[2])?).ok()?;
             Some((family, glob))
         })
     }
 
     /// Entry `rule`'s post-checks, when they were shipped.
     pub fn post(&self, rule: usize) -> Option<FlatPost<'a>> {
-        if rule >= self.posts {
-            return None;
-        }
-        let start = HEADER + self.groups * GROUP_WORDS + self.table + self.globs * GLOB_WORDS;
-        let w = |k: usize| self.word(start + rule * POST_WORDS + k);
-        let flags = w(0)?;
+        let r = self.posts.get(rule)?;
+        let flags = r[0];
         if flags & POST_SHIPPED == 0 {
             return None;
         }
         let forbid = match flags & POST_FORBID {
             0 => None,
-            _ => Some((self.slice(w(4)?, w(5)?)?, (w(6)?, w(7)?))),
+            _ => Some((self.slice(r[4], r[5])?, (r[6], r[7]))),
         };
         Some(FlatPost {
-            subcommand_len: w(1)? as usize,
-            max_args: (flags & POST_MAX != 0).then_some(w(2)? as usize),
-            min_args: (flags & POST_MIN != 0).then_some(w(3)? as usize),
+            subcommand_len: r[1] as usize,
+            max_args: (flags & POST_MAX != 0).then_some(r[2] as usize),
+            min_args: (flags & POST_MIN != 0).then_some(r[3] as usize),
             forbid,
         })
     }
@@ -569,8 +613,8 @@ mod tests {
             }),
             Some(FlatPost::default()),
         ];
-        let bytes = write_index(posts.len(), 7, &[], &[], &posts);
-        let index = FlatIndex::new(&bytes).unwrap_or_else(|| panic!("no index"));
+        let parts = write_index(posts.len(), 7, &[], &[], &posts);
+        let index = parts.index();
         assert_eq!(index.taxonomy(), Some((posts.len(), 7)));
         for (i, want) in posts.iter().enumerate() {
             let got = index.post(i);
@@ -583,6 +627,81 @@ mod tests {
             assert_eq!(view(got), view(*want), "entry {i}");
         }
         assert!(index.post(posts.len()).is_none());
+    }
+
+    /// Each kind of group is found under its key, a command word's
+    /// through the hash table and the others by their place; an index
+    /// whose numbers point outside itself finds nothing there and never
+    /// panics.
+    #[test]
+    fn groups_are_found_by_key_and_a_damaged_index_finds_nothing() {
+        let rules = [0usize, 1];
+        let group = |special, family, word| IndexGroup {
+            special,
+            family,
+            word,
+            anchored: true,
+            rules: &rules,
+            dfa: (0, 0),
+        };
+        let groups = [
+            group(SPECIAL_WORD, Some(Family::Destructive), "rm"),
+            group(SPECIAL_WORD, Some(Family::Line), "rm"),
+            group(SPECIAL_GLOB, Some(Family::Destructive), ""),
+            group(SPECIAL_SQL, None, ""),
+            group(SPECIAL_WORD, Some(Family::Destructive), "git"),
+        ];
+        let parts = write_index(2, 9, &groups, &[(Family::Destructive, "mkfs.*")], &[]);
+        let index = parts.index();
+        for (i, g) in groups.iter().enumerate() {
+            assert_eq!(
+                index.find_number(g.special, g.family, g.word),
+                Some(i),
+                "{i}"
+            );
+            let read = index.group(i).unwrap_or_else(|| panic!("group {i}"));
+            assert_eq!(
+                (read.special, read.family, read.word),
+                (g.special, g.family, g.word)
+            );
+        }
+        for (special, family, word) in [
+            (SPECIAL_WORD, Some(Family::Line), "git"),
+            (SPECIAL_WORD, Some(Family::Destructive), "r"),
+            (SPECIAL_GLOB, Some(Family::Line), ""),
+            (SPECIAL_CODE, None, ""),
+        ] {
+            assert_eq!(index.find_number(special, family, word), None, "{word:?}");
+        }
+        assert_eq!(
+            index.globs().collect::<Vec<_>>(),
+            [(Family::Destructive, "mkfs.*")]
+        );
+        let wild_table = vec![u32::MAX; index.table.len()];
+        let wild_groups = vec![[u32::MAX; GROUP_WORDS]; 2];
+        let wild = FlatIndex {
+            specials: [u32::MAX; SPECIAL_PLACES],
+            filters: &[u32::MAX; Family::ALL.len() * FILTER_WORDS],
+            table: &wild_table,
+            groups: &wild_groups,
+            globs: &[[u32::MAX; GLOB_WORDS]],
+            data: &[],
+            ..index
+        };
+        assert_eq!(
+            wild.find_number(SPECIAL_WORD, Some(Family::Destructive), "rm"),
+            None
+        );
+        assert_eq!(wild.find_number(SPECIAL_SQL, None, ""), None);
+        assert!(wild.group(0).is_none() && wild.group(7).is_none());
+        assert_eq!(wild.globs().count(), 0);
+        let empty = FlatIndexParts::default();
+        assert_eq!(
+            empty
+                .index()
+                .find_number(SPECIAL_WORD, Some(Family::Line), "rm"),
+            None
+        );
     }
 
     /// The index files a family under its discriminant, and reads that
