@@ -466,8 +466,8 @@ impl FlatIndexParts {
 
 impl<'a> FlatIndex<'a> {
     /// How many entries the taxonomy had, and its fingerprint.
-    pub fn taxonomy(&self) -> Option<(usize, u64)> {
-        Some((self.taxonomy.0 as usize, self.taxonomy.1))
+    pub fn taxonomy(&self) -> (usize, u64) {
+        (self.taxonomy.0 as usize, self.taxonomy.1)
     }
 
     fn slice(&self, at: u32, len: u32) -> Option<&'a [u8]> {
@@ -615,7 +615,7 @@ mod tests {
         ];
         let parts = write_index(posts.len(), 7, &[], &[], &posts);
         let index = parts.index();
-        assert_eq!(index.taxonomy(), Some((posts.len(), 7)));
+        assert_eq!(index.taxonomy(), (posts.len(), 7));
         for (i, want) in posts.iter().enumerate() {
             let got = index.post(i);
             let view = |p: Option<FlatPost<'_>>| {
