@@ -1,7 +1,8 @@
 //! Little-endian `u32` words: the unit of every packed form `build.rs`
-//! writes and the library reads (the taxonomy bundle's word lists, the
-//! DFA tables and their parts, a group's rule list). One writer and one
-//! reader, which `build.rs` includes too (`crate::le_words` in both).
+//! writes and the library reads (the taxonomy bundle's records and word
+//! lists, the DFA tables and their parts, a group's rule list). One writer
+//! and one reader, which `build.rs` includes too (`crate::le_words` in
+//! both).
 
 /// A length or offset as the `u32` the packed forms store.
 pub fn u32_of(n: usize) -> u32 {

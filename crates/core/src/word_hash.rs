@@ -7,12 +7,14 @@
 //!
 //! The words hashed are short (`git`, `-r`, `docker compose`), so the hash
 //! reads them a word of eight bytes at a time, the last few bytes in two
-//! overlapping loads, and mixes each in with one multiplication; a
-//! finishing step spreads every input bit over the low bits (a table's
-//! first slot) and the high ones (a slot's tag, a small table's slot). It
-//! is stable across builds and platforms (little-endian loads), and not a
-//! defence against chosen collisions: the tables are built from the
-//! taxonomy, and a collision costs a probe, never a wrong answer.
+//! overlapping loads (or, when there are one to three, one at a time), and
+//! mixes each in with one multiplication; a finishing step spreads every
+//! input bit over the low bits (a table's first slot) and the high ones (a
+//! slot's tag, a small table's slot). It is stable across builds and
+//! platforms (little-endian loads), and not a defence against chosen
+//! collisions: the tables are built from the taxonomy, and in a table a
+//! collision costs a probe, never a wrong answer (each lookup compares
+//! the word itself). The fingerprint is a consistency check only.
 
 /// Odd, with its bits spread (the golden ratio's fraction): a multiplier
 /// that carries each bit of a word into the higher ones.

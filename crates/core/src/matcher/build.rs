@@ -791,6 +791,10 @@ fn search_table(
 /// entries, in the same order, for the same command words.
 fn shipped_for(tax: &Taxonomy) -> Option<FlatIndex<'static>> {
     let index = SHIPPED;
+    // (An empty index, where the DFAs could not be shipped, is none.)
+    if index.group_count() == 0 {
+        return None;
+    }
     let (count, shipped) = index.taxonomy();
     if tax.is_packed() {
         // The entries are the very bundle build.rs compiled the index from

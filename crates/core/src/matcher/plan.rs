@@ -370,9 +370,12 @@ pub fn write_index(
         let family = match (g.special, g.family) {
             (SPECIAL_WORD, Some(family)) => family,
             (special, family) => {
-                if let Some(place) = special_place(special, family) {
-                    out.specials[place] = u(i + 1);
-                }
+                // Only build.rs and tests lay an index out: a group that
+                // could never be found fails them.
+                let place = special_place(special, family)
+                    .unwrap_or_else(|| panic!("group {i} ({special}, {family:?}) has no place"));
+                assert_eq!(out.specials[place], 0, "two groups at place {place}");
+                out.specials[place] = u(i + 1);
                 continue;
             }
         };
@@ -510,10 +513,16 @@ impl<'a> FlatIndex<'a> {
         match (special, family) {
             (SPECIAL_WORD, Some(family)) => self.word_group_number(family, word),
             _ => {
-                let number = *self.specials.get(special_place(special, family)?)?;
-                (number as usize)
-                    .checked_sub(1)
-                    .filter(|&n| n < self.groups.len())
+                let number = (*self.specials.get(special_place(special, family)?)? as usize)
+                    .checked_sub(1)?;
+                // The group there must be the one asked for, as a word's
+                // group found by its hash is.
+                let r = self.groups.get(number)?;
+                (r[0] == u32::from(special)
+                    && r[1] == family_code(family)
+                    && r[4] as usize == word.len()
+                    && self.slice(r[3], r[4])? == word.as_bytes())
+                .then_some(number)
             }
         }
     }
@@ -694,6 +703,13 @@ mod tests {
         );
         assert_eq!(wild.find_number(SPECIAL_SQL, None, ""), None);
         assert!(wild.group(0).is_none() && wild.group(7).is_none());
+        // A special place pointing at another group finds nothing, and a
+        // special key is matched whole.
+        let mut misfiled = index;
+        misfiled.specials[special_place(SPECIAL_SQL, None).unwrap_or(0)] = 1;
+        assert_eq!(misfiled.find_number(SPECIAL_SQL, None, ""), None);
+        assert_eq!(index.find_number(SPECIAL_SQL, Some(Family::Line), ""), None);
+        assert_eq!(index.find_number(SPECIAL_SQL, None, "rm"), None);
         assert_eq!(wild.globs().count(), 0);
         let empty = FlatIndexParts::default();
         assert_eq!(

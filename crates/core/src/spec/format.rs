@@ -1178,6 +1178,13 @@ impl SpecIndexParts {
     pub fn lay_out(names: &[(String, u32)], specs: &[Vec<u8>]) -> SpecIndexParts {
         let mut names: Vec<&(String, u32)> = names.iter().collect();
         names.sort();
+        // A slot numbers a name in 16 bits, 0 being none. (Only build.rs
+        // and tests lay an index out: too many names fails them.)
+        assert!(
+            names.len() < 0xffff,
+            "{} names: a slot cannot number them",
+            names.len()
+        );
         // At most half full, so that a probe meets an empty slot soon.
         let size = (names.len() * 2).max(1).next_power_of_two();
         let mut parts = SpecIndexParts {
