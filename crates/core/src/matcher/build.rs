@@ -465,7 +465,7 @@ impl Matcher {
                     (plan::SPECIAL_LINE_ANY, None),
                 ];
                 for (special, family) in others {
-                    if let Some((_, g)) = index.find(special, family, "") {
+                    if let Some((_, g)) = index.special_group(special, family) {
                         let dfa = shipped_parts_of(&g);
                         m.file(
                             special,
@@ -888,7 +888,7 @@ mod tests {
         assert!(index.group_count() > 500, "{}", index.group_count());
         for i in 0..index.group_count() {
             let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
-            let found = index.find(g.special, g.family, g.word).map(|(n, _)| n);
+            let found = index.find_number(g.special, g.family, g.word);
             assert_eq!(found, Some(i), "{:?} {:?}", g.family, g.word);
             let bytes = shipped_dfa(g.dfa).unwrap_or_else(|| panic!("{:?} did not ship", g.word));
             let parts = plan::parts(bytes).unwrap_or_default();
@@ -899,13 +899,11 @@ mod tests {
             }
         }
         assert_eq!(
-            index
-                .find(
-                    plan::SPECIAL_WORD,
-                    Some(Family::Destructive),
-                    "no-such-word"
-                )
-                .map(|(n, _)| n),
+            index.find_number(
+                plan::SPECIAL_WORD,
+                Some(Family::Destructive),
+                "no-such-word"
+            ),
             None
         );
     }

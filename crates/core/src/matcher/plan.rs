@@ -497,33 +497,31 @@ impl<'a> FlatIndex<'a> {
         })
     }
 
-    /// The group filed under a key, if any, with its number.
-    pub fn find(
+    /// The group that is not a command word's filed under `special` and
+    /// `family` (see [`special_place`]), with its number: read from its
+    /// place, and returned only when its record is the one asked for, as a
+    /// word's group found by its hash is.
+    pub fn special_group(
         &self,
         special: u8,
         family: Option<Family>,
-        word: &str,
     ) -> Option<(usize, FlatGroup<'a>)> {
-        let entry = self.find_number(special, family, word)?;
-        Some((entry, self.group(entry)?))
+        let number =
+            (*self.specials.get(special_place(special, family)?)? as usize).checked_sub(1)?;
+        let group = self.group(number)?;
+        (group.special == special && group.family == family && group.word.is_empty())
+            .then_some((number, group))
     }
 
-    /// The number of the group filed under a key, without decoding it.
+    /// The number of the group filed under any key: the tests' one way to
+    /// ask. (The matcher asks [`FlatIndex::word_group_number`] on its hot
+    /// path, its only caller there, which keeps it inlined.)
+    #[cfg(test)]
     pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
         match (special, family) {
             (SPECIAL_WORD, Some(family)) => self.word_group_number(family, word),
-            _ => {
-                let number = (*self.specials.get(special_place(special, family)?)? as usize)
-                    .checked_sub(1)?;
-                // The group there must be the one asked for, as a word's
-                // group found by its hash is.
-                let r = self.groups.get(number)?;
-                (r[0] == u32::from(special)
-                    && r[1] == family_code(family)
-                    && r[4] as usize == word.len()
-                    && self.slice(r[3], r[4])? == word.as_bytes())
-                .then_some(number)
-            }
+            _ if word.is_empty() => self.special_group(special, family).map(|(n, _)| n),
+            _ => None,
         }
     }
 
