@@ -1147,13 +1147,20 @@ pub struct SpecIndex<'a> {
     pub(crate) offsets: &'a [u32],
     /// Each spec in postcard form.
     pub(crate) bodies: &'a [u8],
+    /// A bit per [`filter_bit`] of every name: a clear bit settles that a
+    /// word has no spec (four in five command words of a scan), before
+    /// the table is probed.
+    pub(crate) filter: &'a [u32],
 }
 
-/// The hash of a command name or subcommand path, in the 32 bits a slot of
-/// a [`SpecIndex`] files: its low bits pick the first slot, its high 16
-/// the slot's tag.
-fn name_hash(name: &[u8]) -> u32 {
-    word_hash(name) as u32
+/// Bits of a [`SpecIndex`]'s filter: with about a thousand names, a fifth
+/// of them set.
+const FILTER_BITS: usize = 4096;
+
+/// A name's bit in a [`SpecIndex`]'s filter: the top bits of its hash
+/// (the table's slot and tag take the low 32).
+fn filter_bit(hash: u64) -> usize {
+    (hash >> 52) as usize % FILTER_BITS
 }
 
 /// A used slot of a [`SpecIndex`]: the name's hash tag and its place.
@@ -1170,6 +1177,7 @@ pub struct SpecIndexParts {
     text: String,
     offsets: Vec<u32>,
     bodies: Vec<u8>,
+    filter: Vec<u32>,
 }
 
 impl SpecIndexParts {
@@ -1189,10 +1197,15 @@ impl SpecIndexParts {
         let size = (names.len() * 2).max(1).next_power_of_two();
         let mut parts = SpecIndexParts {
             slots: vec![0u32; size],
+            filter: vec![0u32; FILTER_BITS / 32],
             ..SpecIndexParts::default()
         };
         for (i, (name, spec)) in names.iter().enumerate() {
-            let hash = name_hash(name.as_bytes());
+            let full = word_hash(name.as_bytes());
+            let bit = filter_bit(full);
+            parts.filter[bit / 32] |= 1 << (bit % 32);
+            // The low 32 bits: the slot and its tag.
+            let hash = full as u32;
             let mut slot = hash as usize & (size - 1);
             while parts.slots[slot] != 0 {
                 slot = (slot + 1) & (size - 1);
@@ -1219,6 +1232,7 @@ impl SpecIndexParts {
             text: &self.text,
             offsets: &self.offsets,
             bodies: &self.bodies,
+            filter: &self.filter,
         }
     }
 
@@ -1232,11 +1246,12 @@ impl SpecIndexParts {
     pub fn to_rust(&self, bodies_file: &str) -> String {
         let list = |words: &mut dyn Iterator<Item = String>| words.collect::<Vec<_>>().join(",");
         format!(
-            "crate::spec::format::SpecIndex {{\n    slots: &[{}],\n    names: &[{}],\n    text: {:?},\n    offsets: &[{}],\n    bodies: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bodies_file}\")),\n}}\n",
+            "crate::spec::format::SpecIndex {{\n    slots: &[{}],\n    names: &[{}],\n    text: {:?},\n    offsets: &[{}],\n    bodies: include_bytes!(concat!(env!(\"OUT_DIR\"), \"/{bodies_file}\")),\n    filter: &[{}],\n}}\n",
             list(&mut self.slots.iter().map(u32::to_string)),
             list(&mut self.names.iter().map(|[a, b, c]| format!("[{a},{b},{c}]"))),
             self.text,
             list(&mut self.offsets.iter().map(u32::to_string)),
+            list(&mut self.filter.iter().map(u32::to_string)),
         )
     }
 }
@@ -1265,8 +1280,13 @@ impl<'a> SpecIndex<'a> {
 
     /// The number of the spec of `name`.
     pub fn find(&self, name: &[u8]) -> Option<usize> {
+        let full = word_hash(name);
+        let bit = filter_bit(full);
+        if *self.filter.get(bit / 32)? & (1 << (bit % 32)) == 0 {
+            return None;
+        }
         let mask = self.slots.len().checked_sub(1)?;
-        let hash = name_hash(name);
+        let hash = full as u32;
         let tag = hash >> 16;
         let mut slot = hash as usize & mask;
         // Every slot at most once: an index with no empty slot still ends.

@@ -398,5 +398,11 @@ mod tests {
         assert_eq!(wild.find(b"ls"), None);
         assert_eq!(wild.name(0), None);
         assert_eq!(wild.spec(0), None);
+        // Without its filter, an index finds nothing at all.
+        let unfiltered = SpecIndex {
+            filter: &[],
+            ..index
+        };
+        assert_eq!(unfiltered.find(b"ls"), None);
     }
 }
