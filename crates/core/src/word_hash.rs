@@ -1,16 +1,16 @@
 //! The one hash of the compiled taxonomy's tables: the spec index (command
-//! names and subcommand paths), each spec's option index, the matcher's
-//! group index, the tables of the taxonomy's word lists, and the entries'
-//! fingerprint. `build.rs` includes this file too (`crate::word_hash` in
-//! both), so what it files a word under is what the library looks the word
-//! up by.
+//! names and subcommand paths) and its filter, each spec's option index,
+//! the matcher's group index, the tables of the taxonomy's word lists, and
+//! the entries' fingerprint. `build.rs` includes this file too
+//! (`crate::word_hash` in both), so what it files a word under is what the
+//! library looks the word up by.
 //!
 //! The words hashed are short (`git`, `-r`, `docker compose`), so the hash
 //! reads them a word of eight bytes at a time, the last few bytes in two
 //! overlapping loads (or, when there are one to three, one at a time), and
 //! mixes each in with one multiplication; a finishing step spreads every
 //! input bit over the low bits (a table's first slot) and the high ones (a
-//! slot's tag, a small table's slot). It is stable across builds and
+//! slot's tag, a small table's slot, the spec index's filter bit). It is stable across builds and
 //! platforms (little-endian loads), and not a defence against chosen
 //! collisions: the tables are built from the taxonomy, and in a table a
 //! collision costs a probe, never a wrong answer (each lookup compares
