@@ -1148,13 +1148,13 @@ pub struct SpecIndex<'a> {
     /// Each spec in postcard form.
     pub(crate) bodies: &'a [u8],
     /// A bit per [`filter_bit`] of every name: a clear bit settles that a
-    /// word has no spec (four in five command words of a scan), before
-    /// the table is probed.
+    /// word has no spec (most of the command words of a scan that have
+    /// none), before the table is probed.
     pub(crate) filter: &'a [u32],
 }
 
-/// Bits of a [`SpecIndex`]'s filter: with about a thousand names, a fifth
-/// of them set.
+/// Bits of a [`SpecIndex`]'s filter: with the specs' names and subcommand
+/// paths, about two in five of them are set.
 const FILTER_BITS: usize = 4096;
 
 /// A name's bit in a [`SpecIndex`]'s filter: the top bits of its hash
