@@ -457,24 +457,15 @@ impl Matcher {
             if let Some(index) = shipped_for(tax) {
                 // Word groups are looked up in the index when needed; the
                 // few others are filed now.
-                let others = [
-                    (plan::SPECIAL_GLOB, Some(Family::Destructive)),
-                    (plan::SPECIAL_GLOB, Some(Family::Line)),
-                    (plan::SPECIAL_SQL, None),
-                    (plan::SPECIAL_CODE, None),
-                    (plan::SPECIAL_LINE_ANY, None),
-                ];
-                for (special, family) in others {
-                    if let Some((_, g)) = index.special_group(special, family) {
-                        let dfa = shipped_parts_of(&g);
-                        m.file(
-                            special,
-                            family,
-                            Cow::Borrowed(""),
-                            Rules::Shipped(g.rules),
-                            dfa,
-                        );
-                    }
+                for (_, g) in index.special_groups() {
+                    let dfa = shipped_parts_of(&g);
+                    m.file(
+                        g.special,
+                        g.family,
+                        Cow::Borrowed(""),
+                        Rules::Shipped(g.rules),
+                        dfa,
+                    );
                 }
                 for (family, glob) in index.globs() {
                     m.family_mut(family).add_glob(glob);

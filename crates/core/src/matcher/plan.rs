@@ -497,20 +497,20 @@ impl<'a> FlatIndex<'a> {
         })
     }
 
-    /// The group that is not a command word's filed under `special` and
-    /// `family` (see [`special_place`]), with its number: read from its
-    /// place, and returned only when its record is the one asked for, as a
-    /// word's group found by its hash is.
-    pub fn special_group(
-        &self,
-        special: u8,
-        family: Option<Family>,
-    ) -> Option<(usize, FlatGroup<'a>)> {
-        let number =
-            (*self.specials.get(special_place(special, family)?)? as usize).checked_sub(1)?;
-        let group = self.group(number)?;
-        (group.special == special && group.family == family && group.word.is_empty())
-            .then_some((number, group))
+    /// Each group that is not a command word's, with its number, in the
+    /// order of their places ([`special_place`]): a place's group is kept
+    /// only when its record is one filed there, as a word's group found by
+    /// its hash is kept only when its record holds the word.
+    pub fn special_groups(&self) -> impl Iterator<Item = (usize, FlatGroup<'a>)> + '_ {
+        self.specials
+            .iter()
+            .enumerate()
+            .filter_map(move |(place, &number)| {
+                let number = (number as usize).checked_sub(1)?;
+                let group = self.group(number)?;
+                (special_place(group.special, group.family) == Some(place) && group.word.is_empty())
+                    .then_some((number, group))
+            })
     }
 
     /// The number of the group filed under any key: the tests' one way to
@@ -520,7 +520,10 @@ impl<'a> FlatIndex<'a> {
     pub fn find_number(&self, special: u8, family: Option<Family>, word: &str) -> Option<usize> {
         match (special, family) {
             (SPECIAL_WORD, Some(family)) => self.word_group_number(family, word),
-            _ if word.is_empty() => self.special_group(special, family).map(|(n, _)| n),
+            _ if word.is_empty() => self
+                .special_groups()
+                .find(|(_, g)| g.special == special && g.family == family)
+                .map(|(n, _)| n),
             _ => None,
         }
     }
