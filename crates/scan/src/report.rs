@@ -259,17 +259,20 @@ fn digits_and_comma(mut n: u64) -> Option<(u64, usize)> {
     if n >= 10_000_000 {
         return None;
     }
+    // The two digits of `k`, below 100, as they go in below the others.
+    let pair = |k: u64| {
+        let at = k as usize * 2;
+        u64::from(u16::from_le_bytes([PAIRS[at], PAIRS[at + 1]]))
+    };
     let mut word = u64::from(b',');
     let mut len = 1;
     while n >= 100 {
-        let pair = &PAIRS[(n % 100) as usize * 2..][..2];
-        word = (word << 16) | u64::from(u16::from_le_bytes([pair[0], pair[1]]));
+        word = (word << 16) | pair(n % 100);
         len += 2;
         n /= 100;
     }
     if n >= 10 {
-        let pair = &PAIRS[n as usize * 2..][..2];
-        word = (word << 16) | u64::from(u16::from_le_bytes([pair[0], pair[1]]));
+        word = (word << 16) | pair(n);
         len += 2;
     } else {
         word = (word << 8) | u64::from(b'0' + n as u8);
