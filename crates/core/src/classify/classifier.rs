@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::sync::OnceLock;
 
 use super::analysis::{Analysis, Assessment};
-use super::walk::{keeps_buffers, Keep, Scratch, Walk};
+use super::walk::{keeps_buffers, Keep, Scratch, Walk, WordMemo};
 use crate::error::{EmbeddedTaxonomyError, TaxonomyError};
 use crate::label::{Class, Label};
 use crate::matcher::Matcher;
@@ -266,6 +266,7 @@ impl Classifier {
 
     fn terse_all(&self, commands: &[(&str, Context<'_>)], scratch: &mut Scratch) -> Vec<Label> {
         let mut labels = Vec::with_capacity(commands.len());
+        let mut memo = WordMemo::for_batch(commands.len());
         let mut scripts = std::mem::take(&mut scratch.read_ahead);
         for run in commands.chunks(READ_AHEAD) {
             if scripts.len() < run.len() {
@@ -280,6 +281,7 @@ impl Classifier {
                 } else {
                     let mut walk =
                         Walk::new(&self.tax, &self.matcher, keep(Detail::Terse), scratch, ctx);
+                    walk.memo = Some(&mut memo);
                     walk.parsed(script, 0, None);
                     walk.label().0
                 });

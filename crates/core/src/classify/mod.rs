@@ -33,7 +33,7 @@ pub use walk::{MAX_INVOCATIONS, MAX_NESTING};
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::label::{BlastRadius, Class};
+    use crate::label::{BlastRadius, Class, Label};
 
     #[test]
     fn only_blank_commands_are_empty() {
@@ -49,6 +49,118 @@ mod tests {
         for written in [" ls", "\u{a0}ls", "ls", "\tls "] {
             assert_ne!(c.classify(written).reason, "empty command", "{written:?}");
         }
+    }
+
+    /// A batch remembers what the taxonomy says of each command word it
+    /// met: the same word written another way (a path, upper case, behind
+    /// a wrapper, nested, as an alias, asking for help) must still get the
+    /// label it gets alone, whichever way came first.
+    #[test]
+    fn a_batch_labels_a_word_met_again_as_it_would_alone() {
+        let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+        let guises = [
+            "head notes.txt",
+            "HEAD notes.txt",
+            "/usr/bin/head notes.txt",
+            "./head notes.txt",
+            "sudo head notes.txt",
+            "sh -c 'head notes.txt'",
+            "head notes.txt | rm -rf /",
+            "rm -rf /",
+            "rm --help",
+            "rm -rf -- --help",
+            "/bin/rm notes.txt",
+            "sudo rm -rf /",
+            "env RM=1 rm -rf build",
+            "git status",
+            "git push --force",
+            "git rebase --onto main -h",
+            "\\rm -rf /tmp/x",
+            "cat .env",
+            "cat notes.txt",
+            // Behind wrappers, whose own word is the one read.
+            "command cat notes.txt",
+            "env cat notes.txt",
+            "nice cat notes.txt",
+            "time cat notes.txt",
+            "timeout 5 cat notes.txt",
+            "nohup cat notes.txt",
+            "exec cat notes.txt",
+            "command -v rm",
+            "rm -v notes.txt",
+            "nice -n 5 git push",
+            "nice --adjustment=5 cat notes.txt",
+            "time -p cat notes.txt",
+            "timeout --signal=KILL 5 cat notes.txt",
+            // Other words with the same first letters.
+            "chmod -R 000 /",
+            "cal",
+            "rmdir build",
+            "hexdump -C notes.txt",
+            "gzip notes.txt",
+        ];
+        let here = Context::default();
+        let alone: Vec<Label> = guises
+            .iter()
+            .map(|g| c.classify_terse_in(g, &here))
+            .collect();
+        // Each order: as listed, reversed, and each command twice in a row.
+        let orders: [Vec<&str>; 3] = [
+            guises.to_vec(),
+            guises.iter().rev().copied().collect(),
+            guises.iter().flat_map(|g| [*g, *g]).collect(),
+        ];
+        for order in orders {
+            let calls: Vec<(&str, Context)> = order.iter().map(|g| (*g, here)).collect();
+            let labels = c.classify_terse_all(&calls);
+            for (command, label) in order.iter().zip(&labels) {
+                let i = guises.iter().position(|g| g == command).unwrap_or_default();
+                assert_eq!(*label, alone[i], "{command}");
+            }
+        }
+        let class = |i: usize| alone[i].class;
+        assert_eq!(
+            [
+                class(0),
+                class(1),
+                class(3),
+                class(4),
+                class(7),
+                class(8),
+                class(18)
+            ],
+            [
+                Class::Safe,
+                Class::Unknown,
+                Class::Unknown,
+                Class::Unknown,
+                Class::Destructive,
+                Class::Safe,
+                Class::Safe
+            ]
+        );
+    }
+
+    /// The memo keeps at most so many words; a batch of more distinct
+    /// words than that still labels every one, the later ones looked up.
+    #[test]
+    fn a_batch_of_more_words_than_the_memo_keeps_is_labelled_in_full() {
+        let c = Classifier::embedded().unwrap_or_else(|e| panic!("embedded taxonomy: {e}"));
+        let here = Context::default();
+        let mut commands: Vec<String> = (0..5000).map(|i| format!("tool{i} --all")).collect();
+        commands.extend(["rm -rf /", "cat notes.txt", "tool4999 --all"].map(String::from));
+        let calls: Vec<(&str, Context)> = commands.iter().map(|c| (c.as_str(), here)).collect();
+        let labels = c.classify_terse_all(&calls);
+        let classes: Vec<Class> = labels[4999..].iter().map(|l| l.class).collect();
+        assert_eq!(
+            classes,
+            [
+                Class::Unknown,
+                Class::Destructive,
+                Class::Safe,
+                Class::Unknown
+            ]
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::analysis::Examined;
 use super::walk::{moved_cwd_of, Walk};
 use crate::normalize::{self, Invocation};
 use crate::shell::Word;
+use crate::spec::Spec;
 
 /// The category of a call that only asks for help.
 pub const HELP_CATEGORY: &str = "help";
@@ -33,14 +34,16 @@ pub(super) fn spec_id(spec: &crate::spec::Spec<'static>, help: Option<&str>) -> 
     format!("{name} ({category}) {}:{}", spec.file, spec.line)
 }
 
-impl Walk<'_, '_> {
+impl<'c> Walk<'c, '_> {
     /// Judges the command `inv` (written as `written`, `depth` levels
     /// deep) by its spec: a safe verdict for the one top-level command, or
     /// for the part of a list or pipeline being examined. `broken`: a
     /// taxonomy entry could not be matched, which rules safe out.
+    /// `name_spec`: the spec of `inv`'s name, when it was looked up.
     pub(super) fn judge_safe(
         &mut self,
         inv: &Invocation<'_>,
+        name_spec: Option<Option<&'c Spec<'static>>>,
         written: Option<&[Word]>,
         depth: usize,
         broken: bool,
@@ -88,7 +91,11 @@ impl Walk<'_, '_> {
             // system would not fold.
             // (Asked only of a name that has a spec, or for the reason.)
             let folded_away = || crate::shell::case_folded_away(&first.text);
-            let spec = tax.specs.get(&name).filter(|_| !folded_away());
+            let spec = match name_spec {
+                Some(found) if same_word => found,
+                _ => tax.specs.get(&name),
+            }
+            .filter(|_| !folded_away());
             // A part's own reasons are shown by `explain`; the label of a
             // compound command keeps the one reason that it is compound.
             let part_reasons = top || (part_top && self.keep.explain);

@@ -8,15 +8,16 @@
 use std::borrow::Cow;
 
 use compact_str::CompactString;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::analysis::{Analysis, Examined, Finding};
 use super::feeds::stdin_feeds;
 use crate::label::{BlastRadius, Class, Label, Origin};
-use crate::matcher::Matcher;
+use crate::matcher::{Applicable, Matcher};
 use crate::normalize::{self, canonical_with, Canonical, Invocation, Nested};
 use crate::shell::{self, RedirectKind, Script, SimpleCommand, Word};
-use crate::taxonomy::Taxonomy;
+use crate::spec::Spec;
+use crate::taxonomy::{CommandSpec, Taxonomy};
 
 /// The longest here-document or here-string body a safe command may be
 /// fed: bash 5.1 and later hand a body that fits in a pipe (a page is
@@ -50,6 +51,45 @@ pub const MAX_INVOCATIONS: usize = 20_000;
 /// damaged binary could do that).
 const UNREADABLE_ENTRY: &str = "a matching taxonomy entry could not be read";
 
+/// What the taxonomy says of one command word: the lookups each
+/// invocation of it needs, all made from the word alone.
+#[derive(Clone, Copy)]
+pub(super) struct WordFacts<'c> {
+    /// Its conventions (`commands.toml`).
+    pub(super) conventions: Option<&'c CommandSpec>,
+    /// The destructive groups of the word it is matched under (an alias
+    /// resolved).
+    pub(super) destructive: Applicable<'c>,
+    /// Its line groups.
+    pub(super) line: Applicable<'c>,
+    /// Its spec, when it was looked up (`None`: not asked).
+    pub(super) spec: Option<Option<&'c Spec<'static>>>,
+}
+
+/// The facts of the command words a batch has met
+/// ([`Classifier::classify_terse_all`](super::Classifier::classify_terse_all)):
+/// a corpus names the same words again and again (over `tldr.txt`,
+/// `nl2bash.txt` and `cheatsheets.txt` of `../shared/corpus`, five in six
+/// lines start with a word met earlier in the same batch), and one lookup
+/// here takes the place of four in the taxonomy's tables.
+pub(super) struct WordMemo<'c> {
+    facts: FxHashMap<CompactString, WordFacts<'c>>,
+}
+
+impl WordMemo<'_> {
+    /// The most words kept: a batch of distinct words stops adding to it,
+    /// and memory stays bounded whatever the input.
+    const MOST: usize = 4096;
+
+    /// A memo for a batch of `commands` commands, with room for a word
+    /// each (up to a thousand) so that it seldom grows.
+    pub(super) fn for_batch(commands: usize) -> Self {
+        WordMemo {
+            facts: FxHashMap::with_capacity_and_hasher(commands.min(1024), Default::default()),
+        }
+    }
+}
+
 /// State of one classification.
 pub(super) struct Walk<'c, 's> {
     pub(super) tax: &'c Taxonomy,
@@ -81,6 +121,9 @@ pub(super) struct Walk<'c, 's> {
     pub(super) invocations: usize,
     /// Buffers reused from one command to the next on this thread.
     pub(super) scratch: &'s mut Scratch,
+    /// The command words met earlier in the batch this walk is one
+    /// command of (none outside a batch).
+    pub(super) memo: Option<&'s mut WordMemo<'c>>,
     /// (rule, matched text) pairs already reported.
     pub(super) seen: FxHashSet<(usize, String)>,
     /// The input span of the top-level command being examined.
@@ -146,6 +189,7 @@ impl<'c, 's> Walk<'c, 's> {
             help: None,
             invocations: 0,
             scratch,
+            memo: None,
             seen: FxHashSet::default(),
             span: None,
             moved_to: None,
@@ -391,6 +435,34 @@ impl<'c, 's> Walk<'c, 's> {
         self.invocation(inv, stdin, source, depth, via, Some(&cmd.words));
     }
 
+    /// The facts of an invocation's command word: from the batch's memo
+    /// when the word was met before, else looked up (and, in a batch,
+    /// kept with its spec).
+    fn word_facts(&mut self, inv: &Invocation<'_>) -> WordFacts<'c> {
+        let (tax, m) = (self.tax, self.matcher);
+        let look_up = |with_spec: bool| {
+            let conventions = normalize::command_spec(inv, tax);
+            let name = normalize::matched_name(inv, conventions);
+            WordFacts {
+                conventions,
+                destructive: m.groups_for(&m.destructive, name),
+                line: m.line_groups(&inv.name),
+                spec: with_spec.then(|| tax.specs.get(&inv.name)),
+            }
+        };
+        let Some(memo) = self.memo.as_deref_mut() else {
+            return look_up(false);
+        };
+        if let Some(&facts) = memo.facts.get(inv.name.as_ref()) {
+            return facts;
+        }
+        let facts = look_up(true);
+        if memo.facts.len() < WordMemo::MOST {
+            memo.facts.insert(CompactString::new(&inv.name), facts);
+        }
+        facts
+    }
+
     pub(super) fn invocation(
         &mut self,
         inv: Invocation<'_>,
@@ -432,8 +504,8 @@ impl<'c, 's> Walk<'c, 's> {
         // The groups are looked up once; the canonical form is built only
         // when one will search it (or for `explain`): about half of all
         // commands have no group at all.
-        let spec = normalize::command_spec(&inv, tax);
-        let name = normalize::matched_name(&inv, spec);
+        let facts = self.word_facts(&inv);
+        let spec = facts.conventions;
         // `rm --help` prints text and exits: no destructive entry applies.
         // (Asked only when the last word could be a help word at all.) Nor
         // to `shred -u notes.txt --help` or `git rebase --onto main -h`,
@@ -455,7 +527,7 @@ impl<'c, 's> Walk<'c, 's> {
         let destructive = if help {
             Default::default()
         } else {
-            m.groups_for(&m.destructive, name)
+            facts.destructive
         };
         let build = |scratch: &mut String| canonical_with(&inv, spec, tax, std::mem::take(scratch));
         let mut canon: Option<Canonical> = None;
@@ -470,11 +542,7 @@ impl<'c, 's> Walk<'c, 's> {
                 broken.push(e);
             }
         }
-        let line_groups = if help {
-            Default::default()
-        } else {
-            m.line_groups(&inv.name)
-        };
+        let line_groups = if help { Default::default() } else { facts.line };
         // The command line as the line rules read it, in a buffer kept
         // from one command to the next (a nested command met before it is
         // put back finds the buffer taken and allocates its own).
@@ -526,7 +594,14 @@ impl<'c, 's> Walk<'c, 's> {
             hits.clear();
         }
         // Safe comes from the command's spec alone (see `safe.rs`).
-        self.judge_safe(&inv, written, depth, !broken.is_empty(), &mut examined);
+        self.judge_safe(
+            &inv,
+            facts.spec,
+            written,
+            depth,
+            !broken.is_empty(),
+            &mut examined,
+        );
         for e in broken {
             self.refuse_safe_with(|| format!("taxonomy error: {e}"));
         }
