@@ -3,9 +3,8 @@
 //! The TOML files stay the source people edit and the one `cargo test`
 //! validates line by line, examples included. The binary also carries the
 //! same files read into the loader's schema (without the examples) and
-//! written in postcard's compact binary form, because a hook runs as a fresh
-//! process for every tool call and decoding that costs a small fraction of
-//! parsing TOML.
+//! written out as Rust statics, because a hook runs as a fresh process for
+//! every tool call and reading statics costs nothing next to parsing TOML.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -69,7 +68,7 @@ fn main() {
     // whose tests name the entry and field.)
     let files = files::toml_files(root)
         .unwrap_or_else(|e| panic!("taxonomy/: the taxonomy files cannot be listed: {e}"));
-    let mut bundle = schema::Bundle::default();
+    let mut packer = schema::Packer::default();
     let mut commands = None;
     // Rule files as parsed, and the line of each entry in order.
     let mut parsed: Vec<(String, schema::RuleFile)> = Vec::new();
@@ -81,7 +80,7 @@ fn main() {
         if !is_commands && !rel.starts_with("rules/") {
             continue;
         }
-        bundle.files_seen += 1;
+        packer.files_seen += 1;
         let text = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("taxonomy/{rel}: cannot be read: {e}"));
         if is_commands {
@@ -116,15 +115,18 @@ fn main() {
     let mut lines = lines.into_iter();
     let encoded: Vec<Vec<Vec<u8>>> = parsed
         .iter()
-        .map(|(_, rules)| {
+        .map(|(rel, rules)| {
             rules
                 .destructive
                 .iter()
-                .map(|raw| postcard::to_allocvec(raw).unwrap_or_default())
+                .map(|raw| {
+                    postcard::to_allocvec(raw).unwrap_or_else(|e| {
+                        panic!("taxonomy/{rel}: entry `{}` cannot be encoded: {e}", raw.id)
+                    })
+                })
                 .collect()
         })
         .collect();
-    let mut packer = schema::Packer::default();
     for ((path, rules), raws) in parsed.iter().zip(&encoded) {
         let path = packer.span(path);
         let mut count = 0;
@@ -146,7 +148,7 @@ fn main() {
             packer.rule(&rule);
             count += 1;
         }
-        bundle.rule_files.push((path, count));
+        packer.rule_files.push((path, count));
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let (index, dfas) = ship_automata(&parsed, commands.as_ref());
@@ -156,14 +158,22 @@ fn main() {
         index.to_rust("automata_index.data").as_bytes(),
     );
     write_out(&out.join("automata.dfa"), &dfas);
-    let packed_commands = commands.as_ref().map(|c| packer.commands(c));
-    bundle.commands = packed_commands.as_ref().map(|c| c.view());
-    bundle.text = &packer.text;
-    bundle.lists = &packer.lists;
-    bundle.rules = &packer.rules;
-    bundle.raws = &packer.raws;
-    let bytes = postcard::to_allocvec(&bundle).unwrap_or_default();
-    write_out(&out.join("taxonomy.postcard"), &bytes);
+    if let Some(c) = &commands {
+        packer.commands(c);
+    }
+    write_out(&out.join("taxonomy_text.txt"), packer.text.as_bytes());
+    write_out(&out.join("taxonomy_lists.data"), &packer.lists);
+    write_out(&out.join("taxonomy_shapes.postcard"), &packer.raws);
+    write_out(
+        &out.join("bundle.rs"),
+        packer
+            .to_rust(
+                "taxonomy_text.txt",
+                "taxonomy_lists.data",
+                "taxonomy_shapes.postcard",
+            )
+            .as_bytes(),
+    );
 }
 
 /// Compiles every group of the embedded taxonomy, and every post-check, into
@@ -186,7 +196,7 @@ fn ship_automata(
         for raw in &rules.destructive {
             let kind = generate::kind_of(raw);
             ids.push((raw.id.as_str(), raw.command.as_slice()));
-            kinds.push((kind.clone(), raw.command.as_slice()));
+            kinds.push((kind, raw.command.as_slice()));
             compiled.push(match kind {
                 generate::RuleKind::Command => {
                     generate::structured(&raw.command, raw, &shapes).ok()
@@ -495,7 +505,10 @@ fn write_specs(root: &Path) {
             for n in spec.names.iter() {
                 names.push((n.to_string(), index));
             }
-            specs.push(postcard::to_allocvec(&spec).unwrap_or_default());
+            specs.push(postcard::to_allocvec(&spec).unwrap_or_else(|e| {
+                let entry = raw.names.first().map_or("", String::as_str);
+                panic!("taxonomy/{rel}:{line}: entry `{entry}` cannot be encoded: {e}")
+            }));
         }
     }
     names.sort();

@@ -475,11 +475,7 @@ impl Matcher {
                 return m;
             }
         }
-        let planned = plan::plan(
-            tax.rules()
-                .iter()
-                .map(|r| (r.kind.clone(), r.commands.as_slice())),
-        );
+        let planned = plan::plan(tax.rules().iter().map(|r| (r.kind, r.commands.as_slice())));
         for (key, rules) in planned.groups {
             let (special, family, word) = plan::key_parts(&key);
             let word = Cow::Owned(word.to_string());

@@ -158,15 +158,14 @@ static EMBEDDED_SPECS: crate::spec::format::SpecIndex<'static> =
     include!(concat!(env!("OUT_DIR"), "/spec_index.rs"));
 
 /// The embedded taxonomy, as `build.rs` parsed and stored it.
-static EMBEDDED_BUNDLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/taxonomy.postcard"));
+static EMBEDDED_BUNDLE: Bundle<'static> = include!(concat!(env!("OUT_DIR"), "/bundle.rs"));
 
-/// The embedded taxonomy from its build-time binary form: no TOML parsing,
-/// no checks (the test suite loads the same files through [`load_sources`]
-/// with every check, and compares the two), no examples, and each entry's
-/// shape left encoded until its pattern is needed.
+/// The embedded taxonomy from the statics `build.rs` wrote: no TOML
+/// parsing, no checks (the test suite loads the same files through
+/// [`load_sources`] with every check, and compares the two), no examples,
+/// and each entry's shape left encoded until its pattern is needed.
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
-    let bundle: Bundle<'static> = postcard::from_bytes(EMBEDDED_BUNDLE)
-        .map_err(|e| broken(format!("the embedded taxonomy does not decode: {e}")))?;
+    let bundle = EMBEDDED_BUNDLE;
     // build.rs counted the files it saw; one it could not convert is
     // missing here. (That it saw every embedded file is a build-time fact
     // a test checks: `the_bundle_saw_every_embedded_file`.)
@@ -515,8 +514,7 @@ mod tests {
 
     #[test]
     fn the_bundle_saw_every_embedded_file() {
-        let bundle: Bundle<'static> =
-            postcard::from_bytes(EMBEDDED_BUNDLE).unwrap_or_else(|e| panic!("{e}"));
+        let bundle = EMBEDDED_BUNDLE;
         assert_eq!(bundle.files_seen, embedded_file_count());
         assert!(bundle.files_seen > 10);
     }

@@ -382,7 +382,7 @@ pub(super) fn cut() -> TaxonomyError {
 fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
     let mut rules = Vec::with_capacity(bundle.rule_count());
     let mut next = 0;
-    for &(path, entries) in &bundle.rule_files {
+    for &(path, entries) in bundle.rule_files {
         let path = bundle.str(path).ok_or_else(cut)?;
         for _ in 0..entries {
             let r = bundle.rule(next).ok_or_else(cut)?;

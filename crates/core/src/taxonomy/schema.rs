@@ -38,7 +38,7 @@ pub struct RefusedEntry {
 }
 
 /// What a rule looks at.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RuleKind {
     /// A structured shape over a normalised command's canonical form.
@@ -211,12 +211,12 @@ pub struct RawWrapper {
 }
 
 /// The embedded taxonomy as `build.rs` stores it in the binary: the files
-/// already parsed and checked against this schema, without examples, in
-/// postcard's compact binary form. All its text sits in one string,
-/// checked once, that entries point into, and the lists of words in one
-/// table read in place: a hook runs as a fresh process for every tool call,
-/// and this decodes in a small fraction of the time TOML or JSON takes.
-#[derive(Debug, Default, Deserialize, Serialize)]
+/// already parsed and checked against this schema, without examples, as
+/// Rust statics (`bundle.rs` in the build's output) that nothing decodes.
+/// All its text sits in one string that records point into, and the lists
+/// of words in one table read in place: a hook runs as a fresh process for
+/// every tool call, and reads only the few records it needs.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Bundle<'a> {
     /// How many `.toml` files were found, converted or not: a file that did
     /// not parse at build time is missing from `rule_files`, and the loader
@@ -224,26 +224,46 @@ pub struct Bundle<'a> {
     pub files_seen: usize,
     /// Every string of the bundle, end to end.
     pub text: &'a str,
-    /// Lists of strings: each item a [`Span`] as two little-endian `u32`s.
+    /// Lists of strings: each item a [`Span`] as two little-endian `u32`s,
+    /// a list of [`ListTable::MIN`] to [`ListTable::MAX`] items after its
+    /// table.
     pub lists: &'a [u8],
     /// `commands.toml`, if it parsed.
-    #[serde(borrow)]
-    pub commands: Option<PackedCommands<'a>>,
+    pub commands: Option<CommandRecords<'a>>,
     /// Each rule file that parsed, in path order: its path and how many
     /// entries it holds.
-    pub rule_files: Vec<(Span, u32)>,
-    /// Every entry of those files in order, one record of [`RULE_WORDS`]
-    /// little-endian `u32`s each.
-    pub rules: &'a [u8],
-    /// The entries' encoded shapes, which the records point into.
+    pub rule_files: &'a [(Span, u32)],
+    /// Every entry of those files in order.
+    pub rules: &'a [RuleRecord],
+    /// The entries' shapes in postcard form, which the records point into
+    /// (decoded only when an entry's pattern is first generated).
     pub raws: &'a [u8],
 }
 
-/// Words per entry record: line, kind, id, category, blast radius, reason
-/// (spans, two words each; an absent one is `u32::MAX, 0`), command words
-/// (a list), pattern (a span or absent), shape (offset and length in
-/// [`Bundle::raws`]). Every entry is destructive: no word says so.
-pub const RULE_WORDS: usize = 16;
+/// One entry of a [`Bundle`]: its texts and lists as places in the
+/// bundle, and where its encoded shape lies in [`Bundle::raws`]. Every
+/// entry is destructive: no field says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RuleRecord {
+    /// The line of its `id`.
+    pub line: u32,
+    /// What it looks at.
+    pub kind: RuleKind,
+    /// As in [`RawRule`].
+    pub id: Span,
+    /// As in [`RawRule`].
+    pub category: Span,
+    /// As in [`RawRule`].
+    pub blast_radius: Option<Span>,
+    /// As in [`RawRule`].
+    pub reason: Span,
+    /// As in [`RawRule`].
+    pub command: List,
+    /// Its `sql`, `code` or `regex`, if it has one and no structured shape.
+    pub pattern: Option<Span>,
+    /// Its shape: offset and length in [`Bundle::raws`].
+    pub raw: (u32, u32),
+}
 
 /// Where a string is in [`Bundle::text`]: offset and length.
 pub type Span = (u32, u32);
@@ -275,49 +295,69 @@ pub struct BundledRule<'a> {
     pub raw: &'a [u8],
 }
 
-/// `commands.toml` in a [`Bundle`] (see [`CommandsView`]): fixed records
-/// of little-endian `u32`s, read in place (decoding them field by field
-/// cost a hook process more than reading them).
-#[derive(Debug, Default, Deserialize, Serialize)]
-pub struct PackedCommands<'a> {
-    /// Per command path, [`COMMAND_WORDS`] words: path (span), value flags
-    /// (list), long single dash, ignore flags (list), alias (span, or
-    /// `u32::MAX, 0`), help words (list).
-    pub command: &'a [u8],
-    /// Per wrapper, [`WRAPPER_WORDS`] words: names, value flags (lists),
-    /// skipped positionals, flags (1 assignments, 2 keeps safe, 4 joins),
-    /// lookup flags, unsafe flags (lists), string flag, split flag (spans
-    /// or absent).
-    pub wrapper: &'a [u8],
-    /// Per named shape, [`SHAPE_WORDS`] words: name and pattern (spans).
-    pub shape: &'a [u8],
+/// `commands.toml` in a [`Bundle`] (see [`CommandsView`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CommandRecords<'a> {
+    /// Per command path, its conventions.
+    pub command: &'a [CommandRecord],
+    /// Per wrapper, how it is peeled.
+    pub wrapper: &'a [WrapperRecord],
+    /// The named shapes.
+    pub shape: &'a [ShapeRecord],
 }
 
-/// Words per command record in [`PackedCommands`].
-pub const COMMAND_WORDS: usize = 11;
-/// Words per wrapper record in [`PackedCommands`].
-pub const WRAPPER_WORDS: usize = 14;
-/// Words per shape record in [`PackedCommands`].
-pub const SHAPE_WORDS: usize = 4;
+/// [`RawCommandSpec`] and its path in a [`Bundle`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CommandRecord {
+    pub path: Span,
+    pub value_flags: List,
+    pub long_single_dash: bool,
+    pub pattern_operand: bool,
+    pub ignore_flags: List,
+    pub alias: Option<Span>,
+    pub help: List,
+}
 
-/// `commands.toml` packed by [`Packer::commands`], for a [`PackedCommands`]
-/// to borrow.
+/// [`RawWrapper`] in a [`Bundle`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WrapperRecord {
+    pub names: List,
+    pub value_flags: List,
+    pub skip_positionals: u32,
+    pub assignments: bool,
+    pub keeps_safe: bool,
+    pub joins: bool,
+    pub lookup_flags: List,
+    pub unsafe_flags: List,
+    pub string_flag: Option<Span>,
+    pub split_flag: Option<Span>,
+}
+
+/// A named shape (`[shape]` of `commands.toml`) in a [`Bundle`]: its
+/// name and pattern.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShapeRecord {
+    pub name: Span,
+    pub pattern: Span,
+}
+
+/// `commands.toml` as records, for a [`CommandRecords`] to borrow.
 #[derive(Debug, Default)]
 #[allow(dead_code)] // only build.rs packs (and the tests)
-pub struct PackedCommandsBuf {
-    /// See [`PackedCommands::command`].
-    pub command: Vec<u8>,
-    /// See [`PackedCommands::wrapper`].
-    pub wrapper: Vec<u8>,
-    /// See [`PackedCommands::shape`].
-    pub shape: Vec<u8>,
+pub struct CommandRecordsBuf {
+    /// See [`CommandRecords::command`].
+    pub command: Vec<CommandRecord>,
+    /// See [`CommandRecords::wrapper`].
+    pub wrapper: Vec<WrapperRecord>,
+    /// See [`CommandRecords::shape`].
+    pub shape: Vec<ShapeRecord>,
 }
 
 #[allow(dead_code)]
-impl PackedCommandsBuf {
-    /// The form a [`Bundle`] stores.
-    pub fn view(&self) -> PackedCommands<'_> {
-        PackedCommands {
+impl CommandRecordsBuf {
+    /// The form a [`Bundle`] holds.
+    pub fn view(&self) -> CommandRecords<'_> {
+        CommandRecords {
             command: &self.command,
             wrapper: &self.wrapper,
             shape: &self.shape,
@@ -325,31 +365,25 @@ impl PackedCommandsBuf {
     }
 }
 
-/// Builds a [`Bundle`]'s text and lists (in `build.rs`).
+/// Builds a [`Bundle`] (in `build.rs`): its text, lists, records and
+/// shapes, and the Rust that makes them statics.
 #[derive(Debug, Default)]
 #[allow(dead_code)] // only build.rs packs (and the tests)
 pub struct Packer {
+    /// See [`Bundle::files_seen`].
+    pub files_seen: usize,
     /// See [`Bundle::text`].
     pub text: String,
     /// See [`Bundle::lists`].
     pub lists: Vec<u8>,
+    /// See [`Bundle::commands`].
+    pub commands: Option<CommandRecordsBuf>,
+    /// See [`Bundle::rule_files`].
+    pub rule_files: Vec<(Span, u32)>,
     /// See [`Bundle::rules`].
-    pub rules: Vec<u8>,
+    pub rules: Vec<RuleRecord>,
     /// See [`Bundle::raws`].
     pub raws: Vec<u8>,
-}
-
-/// How a packed record writes a string it does not have.
-const ABSENT: Span = (u32::MAX, 0);
-
-/// A packed optional span: [`ABSENT`] for none.
-fn span_or_absent(span: Option<Span>) -> Span {
-    span.unwrap_or(ABSENT)
-}
-
-/// A span read back from a record: `None` when it was [`ABSENT`].
-fn present(span: Span) -> Option<Span> {
-    (span.0 != ABSENT.0).then_some(span)
 }
 
 #[allow(dead_code)]
@@ -379,90 +413,165 @@ impl Packer {
     pub fn rule(&mut self, r: &BundledRule) {
         let raw = (u32_of(self.raws.len()), u32_of(r.raw.len()));
         self.raws.extend_from_slice(r.raw);
-        let kind = match r.kind {
-            RuleKind::Command => 0,
-            RuleKind::Sql => 1,
-            RuleKind::Code => 2,
-            RuleKind::Regex => 3,
-        };
-        let radius = span_or_absent(r.blast_radius);
-        let pattern = span_or_absent(r.pattern);
-        let words = [
-            u32_of(r.line),
-            kind,
-            r.id.0,
-            r.id.1,
-            r.category.0,
-            r.category.1,
-            radius.0,
-            radius.1,
-            r.reason.0,
-            r.reason.1,
-            r.command.0,
-            r.command.1,
-            pattern.0,
-            pattern.1,
-            raw.0,
-            raw.1,
-        ];
-        push_words(&mut self.rules, &words);
+        self.rules.push(RuleRecord {
+            line: u32_of(r.line),
+            kind: r.kind,
+            id: r.id,
+            category: r.category,
+            blast_radius: r.blast_radius,
+            reason: r.reason,
+            command: r.command,
+            pattern: r.pattern,
+            raw,
+        });
     }
 
-    /// `commands.toml` packed.
-    pub fn commands(&mut self, file: &CommandsFile) -> PackedCommandsBuf {
-        let mut out = PackedCommandsBuf::default();
+    /// Stores `commands.toml`.
+    pub fn commands(&mut self, file: &CommandsFile) {
+        let mut out = CommandRecordsBuf::default();
         for (path, spec) in &file.command {
             let path = self.span(path);
-            let value = self.list(&spec.value_flags);
-            let ignore = self.list(&spec.ignore_flags);
-            let alias = span_or_absent(spec.alias.as_deref().map(|a| self.span(a)));
+            let value_flags = self.list(&spec.value_flags);
+            let ignore_flags = self.list(&spec.ignore_flags);
+            let alias = spec.alias.as_deref().map(|a| self.span(a));
             let help = self.list(&spec.help);
-            let record = [
-                path.0,
-                path.1,
-                value.0,
-                value.1,
-                u32::from(spec.long_single_dash) | u32::from(spec.pattern_operand) << 1,
-                ignore.0,
-                ignore.1,
-                alias.0,
-                alias.1,
-                help.0,
-                help.1,
-            ];
-            push_words(&mut out.command, &record);
+            out.command.push(CommandRecord {
+                path,
+                value_flags,
+                long_single_dash: spec.long_single_dash,
+                pattern_operand: spec.pattern_operand,
+                ignore_flags,
+                alias,
+                help,
+            });
         }
         for w in &file.wrapper {
             let names = self.list(&w.names);
-            let value = self.list(&w.value_flags);
-            let lookup = self.list(&w.lookup_flags);
+            let value_flags = self.list(&w.value_flags);
+            let lookup_flags = self.list(&w.lookup_flags);
             let unsafe_flags = self.list(&w.unsafe_flags);
-            let string = span_or_absent(w.string_flag.as_deref().map(|f| self.span(f)));
-            let split = span_or_absent(w.split_flag.as_deref().map(|f| self.span(f)));
-            let flags =
-                u32::from(w.assignments) | u32::from(w.keeps_safe) << 1 | u32::from(w.joins) << 2;
-            let record = [
-                names.0,
-                names.1,
-                value.0,
-                value.1,
-                u32_of(w.skip_positionals),
-                flags,
-                lookup.0,
-                lookup.1,
-                unsafe_flags.0,
-                unsafe_flags.1,
-                string.0,
-                string.1,
-                split.0,
-                split.1,
-            ];
-            push_words(&mut out.wrapper, &record);
+            let string_flag = w.string_flag.as_deref().map(|f| self.span(f));
+            let split_flag = w.split_flag.as_deref().map(|f| self.span(f));
+            out.wrapper.push(WrapperRecord {
+                names,
+                value_flags,
+                skip_positionals: u32_of(w.skip_positionals),
+                assignments: w.assignments,
+                keeps_safe: w.keeps_safe,
+                joins: w.joins,
+                lookup_flags,
+                unsafe_flags,
+                string_flag,
+                split_flag,
+            });
         }
         for (k, v) in &file.shape {
-            let (k, v) = (self.span(k), self.span(v));
-            push_words(&mut out.shape, &[k.0, k.1, v.0, v.1]);
+            let (name, pattern) = (self.span(k), self.span(v));
+            out.shape.push(ShapeRecord { name, pattern });
         }
+        self.commands = Some(out);
+    }
+
+    /// The bundle, borrowing what was stored.
+    pub fn bundle(&self) -> Bundle<'_> {
+        Bundle {
+            files_seen: self.files_seen,
+            text: &self.text,
+            lists: &self.lists,
+            commands: self.commands.as_ref().map(CommandRecordsBuf::view),
+            rule_files: &self.rule_files,
+            rules: &self.rules,
+            raws: &self.raws,
+        }
+    }
+
+    /// The bundle as a Rust expression of type `Bundle<'static>`, for the
+    /// crate to include from the build's output directory, where `text`,
+    /// `lists` and `raws` name the files [`Packer::text`], [`Packer::lists`]
+    /// and [`Packer::raws`] were written to.
+    pub fn to_rust(&self, text: &str, lists: &str, raws: &str) -> String {
+        use std::fmt::Write;
+        let span = |(a, b): Span| format!("({a},{b})");
+        let opt = |s: Option<Span>| {
+            s.map_or_else(|| "None".to_string(), |s| format!("Some({})", span(s)))
+        };
+        let out_file =
+            |kind: &str, name: &str| format!("{kind}!(concat!(env!(\"OUT_DIR\"), \"/{name}\"))");
+        let mut out = String::from(
+            "{\nuse crate::taxonomy::schema::{Bundle, CommandRecord as C, CommandRecords, RuleKind as K, RuleRecord as R, ShapeRecord as S, WrapperRecord as W};\nBundle {\n",
+        );
+        let _ = writeln!(out, "files_seen: {},", self.files_seen);
+        let _ = writeln!(out, "text: {},", out_file("include_str", text));
+        let _ = writeln!(out, "lists: {},", out_file("include_bytes", lists));
+        match &self.commands {
+            None => out.push_str("commands: None,\n"),
+            Some(c) => {
+                out.push_str("commands: Some(CommandRecords {\ncommand: &[\n");
+                for r in &c.command {
+                    let _ = writeln!(
+                        out,
+                        "C {{ path: {}, value_flags: {}, long_single_dash: {}, pattern_operand: {}, ignore_flags: {}, alias: {}, help: {} }},",
+                        span(r.path),
+                        span(r.value_flags),
+                        r.long_single_dash,
+                        r.pattern_operand,
+                        span(r.ignore_flags),
+                        opt(r.alias),
+                        span(r.help)
+                    );
+                }
+                out.push_str("],\nwrapper: &[\n");
+                for w in &c.wrapper {
+                    let _ = writeln!(
+                        out,
+                        "W {{ names: {}, value_flags: {}, skip_positionals: {}, assignments: {}, keeps_safe: {}, joins: {}, lookup_flags: {}, unsafe_flags: {}, string_flag: {}, split_flag: {} }},",
+                        span(w.names),
+                        span(w.value_flags),
+                        w.skip_positionals,
+                        w.assignments,
+                        w.keeps_safe,
+                        w.joins,
+                        span(w.lookup_flags),
+                        span(w.unsafe_flags),
+                        opt(w.string_flag),
+                        opt(w.split_flag)
+                    );
+                }
+                out.push_str("],\nshape: &[\n");
+                for r in &c.shape {
+                    let _ = writeln!(
+                        out,
+                        "S {{ name: {}, pattern: {} }},",
+                        span(r.name),
+                        span(r.pattern)
+                    );
+                }
+                out.push_str("],\n}),\n");
+            }
+        }
+        out.push_str("rule_files: &[");
+        for &(path, count) in &self.rule_files {
+            let _ = write!(out, "({},{count}),", span(path));
+        }
+        out.push_str("],\nrules: &[\n");
+        for r in &self.rules {
+            let _ = writeln!(
+                out,
+                "R {{ line: {}, kind: K::{:?}, id: {}, category: {}, blast_radius: {}, reason: {}, command: {}, pattern: {}, raw: {} }},",
+                r.line,
+                r.kind,
+                span(r.id),
+                span(r.category),
+                opt(r.blast_radius),
+                span(r.reason),
+                span(r.command),
+                opt(r.pattern),
+                span(r.raw)
+            );
+        }
+        out.push_str("],\n");
+        let _ = writeln!(out, "raws: {},", out_file("include_bytes", raws));
+        out.push_str("}\n}\n");
         out
     }
 }
@@ -475,58 +584,44 @@ impl<'a> Bundle<'a> {
 
     /// How many entry records it holds.
     pub fn rule_count(&self) -> usize {
-        self.rules.len() / (RULE_WORDS * 4)
+        self.rules.len()
     }
 
-    /// Entry record `i`'s blast radius text, read without decoding the
-    /// rest of the record.
+    /// Entry record `i`'s blast radius text, read without the rest of the
+    /// record.
     pub fn rule_radius(&self, i: usize) -> Option<Option<&'a str>> {
-        let base = i.checked_mul(RULE_WORDS * 4)?;
-        let w = |k: usize| le_u32(self.rules, base + k * 4);
-        self.opt(present((w(6)?, w(7)?)))
+        self.opt(self.rules.get(i)?.blast_radius)
     }
 
-    /// Entry record `i`'s category, read without decoding the rest of
-    /// the record (asked of every finding: is it a guard-tamper one?).
+    /// Entry record `i`'s category, read without the rest of the record
+    /// (asked of every finding: is it a guard-tamper one?).
     pub fn rule_category(&self, i: usize) -> Option<&'a str> {
-        let base = i.checked_mul(RULE_WORDS * 4)?;
-        let w = |k: usize| le_u32(self.rules, base + k * 4);
-        self.str((w(4)?, w(5)?))
+        self.str(self.rules.get(i)?.category)
     }
 
-    /// Entry record `i`'s category and reason, read without decoding the
-    /// rest of the record (what a destructive label shows).
+    /// Entry record `i`'s category and reason, read without the rest of
+    /// the record (what a destructive label shows).
     pub fn rule_category_reason(&self, i: usize) -> Option<(&'a str, &'a str)> {
-        let base = i.checked_mul(RULE_WORDS * 4)?;
-        let w = |k: usize| le_u32(self.rules, base + k * 4);
-        Some((self.str((w(4)?, w(5)?))?, self.str((w(8)?, w(9)?))?))
+        let r = self.rules.get(i)?;
+        Some((self.str(r.category)?, self.str(r.reason)?))
     }
 
-    /// Entry record `i`; `None` if it is cut short or malformed.
+    /// Entry record `i`; `None` if its shape lies outside the bundle.
     pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
-        let base = i.checked_mul(RULE_WORDS * 4)?;
-        let w = |k: usize| le_u32(self.rules, base + k * 4);
-        let opt = |k: usize| Some(present((w(k)?, w(k + 1)?)));
-        let kind = match w(1)? {
-            0 => RuleKind::Command,
-            1 => RuleKind::Sql,
-            2 => RuleKind::Code,
-            3 => RuleKind::Regex,
-            _ => return None,
-        };
-        let raw_at = w(14)? as usize;
+        let r = self.rules.get(i)?;
+        let raw_at = r.raw.0 as usize;
         Some(BundledRule {
-            line: w(0)? as usize,
-            kind,
-            id: (w(2)?, w(3)?),
-            category: (w(4)?, w(5)?),
-            blast_radius: opt(6)?,
-            reason: (w(8)?, w(9)?),
-            command: (w(10)?, w(11)?),
-            pattern: opt(12)?,
+            line: r.line as usize,
+            kind: r.kind,
+            id: r.id,
+            category: r.category,
+            blast_radius: r.blast_radius,
+            reason: r.reason,
+            command: r.command,
+            pattern: r.pattern,
             raw: self
                 .raws
-                .get(raw_at..raw_at.checked_add(w(15)? as usize)?)?,
+                .get(raw_at..raw_at.checked_add(r.raw.1 as usize)?)?,
         })
     }
 
@@ -547,11 +642,10 @@ impl<'a> Bundle<'a> {
             .map(move |i| text_at(text, span_at(lists, i)?))
     }
 
-    /// A packed list as [`Words`], once it is known to lie inside the
-    /// lists. (Each word's span is checked as it is read: a word outside
-    /// the text, which only a damaged binary could hold, is skipped.
-    /// Checking every word up front cost a hook process 6% of its
-    /// instructions.)
+    /// A list as [`Words`], once it is known to lie inside the lists.
+    /// (Each word's span is checked as it is read: a word outside the
+    /// text, which only a damaged binary could hold, is skipped. Checking
+    /// every word up front cost a hook process 6% of its instructions.)
     fn checked(&self, list: List) -> Option<Words<'a>> {
         let end = (list.0 as usize).checked_add(list.1 as usize)?;
         (end <= self.lists.len() / 8).then_some(Words::Packed {
@@ -561,18 +655,9 @@ impl<'a> Bundle<'a> {
         })
     }
 
-    /// `commands.toml` as the loader reads it.
-    pub fn commands_view(&self, packed: &PackedCommands<'a>) -> Option<CommandsView<'a>> {
-        // Record `i` of `words` words each, as a word reader.
-        fn records(
-            bytes: &[u8],
-            words: usize,
-        ) -> Option<impl ExactSizeIterator<Item = Record<'_>>> {
-            bytes
-                .len()
-                .is_multiple_of(words * 4)
-                .then(|| bytes.chunks_exact(words * 4).map(|bytes| Record { bytes }))
-        }
+    /// `commands.toml` as the loader reads it; `None` if a text or list
+    /// of it lies outside the bundle.
+    pub fn commands_view(&self, records: &CommandRecords<'a>) -> Option<CommandsView<'a>> {
         // Every item, or `None` if one is: in a vector sized once (collecting
         // `Option`s would grow it step by step, copying as it goes).
         fn all<T>(items: impl ExactSizeIterator<Item = Option<T>>) -> Option<Vec<T>> {
@@ -582,50 +667,37 @@ impl<'a> Bundle<'a> {
             }
             Some(out)
         }
-        let span = |r: &Record, k: usize| Some((r.word(k)?, r.word(k + 1)?));
-        let opt = |r: &Record, k: usize| self.opt(present(span(r, k)?));
-        let list = |r: &Record, k: usize| self.checked(span(r, k)?);
         Some(CommandsView {
-            command: all(records(packed.command, COMMAND_WORDS)?.map(|r| {
+            command: all(records.command.iter().map(|r| {
                 let spec = SpecView {
-                    value_flags: list(&r, 2)?,
-                    long_single_dash: r.word(4)? & 1 != 0,
-                    pattern_operand: r.word(4)? & 2 != 0,
-                    ignore_flags: list(&r, 5)?,
-                    alias: opt(&r, 7)?,
-                    help: list(&r, 9)?,
+                    value_flags: self.checked(r.value_flags)?,
+                    long_single_dash: r.long_single_dash,
+                    pattern_operand: r.pattern_operand,
+                    ignore_flags: self.checked(r.ignore_flags)?,
+                    alias: self.opt(r.alias)?,
+                    help: self.checked(r.help)?,
                 };
-                Some((self.str(span(&r, 0)?)?, spec))
+                Some((self.str(r.path)?, spec))
             }))?,
-            wrapper: all(records(packed.wrapper, WRAPPER_WORDS)?.map(|r| {
-                let flags = r.word(5)?;
+            wrapper: all(records.wrapper.iter().map(|w| {
                 Some(WrapperView {
-                    names: list(&r, 0)?,
-                    value_flags: list(&r, 2)?,
-                    skip_positionals: r.word(4)? as usize,
-                    assignments: flags & 1 != 0,
-                    keeps_safe: flags & 2 != 0,
-                    joins: flags & 4 != 0,
-                    lookup_flags: list(&r, 6)?,
-                    unsafe_flags: list(&r, 8)?,
-                    string_flag: opt(&r, 10)?,
-                    split_flag: opt(&r, 12)?,
+                    names: self.checked(w.names)?,
+                    value_flags: self.checked(w.value_flags)?,
+                    skip_positionals: w.skip_positionals as usize,
+                    assignments: w.assignments,
+                    keeps_safe: w.keeps_safe,
+                    joins: w.joins,
+                    lookup_flags: self.checked(w.lookup_flags)?,
+                    unsafe_flags: self.checked(w.unsafe_flags)?,
+                    string_flag: self.opt(w.string_flag)?,
+                    split_flag: self.opt(w.split_flag)?,
                 })
             }))?,
-            shape: all(records(packed.shape, SHAPE_WORDS)?
-                .map(|r| Some((self.str(span(&r, 0)?)?, self.str(span(&r, 2)?)?))))?,
+            shape: all(records
+                .shape
+                .iter()
+                .map(|r| Some((self.str(r.name)?, self.str(r.pattern)?))))?,
         })
-    }
-}
-
-/// One fixed record of little-endian `u32`s.
-struct Record<'b> {
-    bytes: &'b [u8],
-}
-
-impl Record<'_> {
-    fn word(&self, k: usize) -> Option<u32> {
-        le_u32(self.bytes, k * 4)
     }
 }
 
@@ -992,6 +1064,107 @@ mod tests {
         assert!(!damaged.contains("-x") && !damaged.contains("-q"));
     }
 
+    /// `commands.toml` stored as records reads back as the file itself
+    /// does, every field of every record; a record whose list or text lies
+    /// outside the bundle makes the whole view fail.
+    #[test]
+    fn command_records_read_back_as_the_file() {
+        let file: CommandsFile = toml::from_str(
+            r#"
+            [command.git]
+            value_flags = ["-C", "-c", "--git-dir", "--work-tree"]
+            help = ["-h", "--help"]
+            [command.find]
+            long_single_dash = true
+            pattern_operand = true
+            ignore_flags = ["-L"]
+            [command.gti]
+            alias = "git"
+            [[wrapper]]
+            names = ["sudo"]
+            value_flags = ["-u"]
+            skip_positionals = 1
+            assignments = true
+            joins = true
+            lookup_flags = ["-l"]
+            unsafe_flags = ["-e"]
+            string_flag = "-c"
+            split_flag = "-S"
+            [[wrapper]]
+            names = ["nice", "ionice"]
+            keeps_safe = true
+            [shape]
+            path = "[^ ]+"
+            "#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut p = Packer::default();
+        p.span("before");
+        p.commands(&file);
+        let bundle = p.bundle();
+        let records = bundle.commands.unwrap_or_else(|| panic!("no commands"));
+        let view = bundle
+            .commands_view(&records)
+            .unwrap_or_else(|| panic!("does not read back"));
+        fn words<'w>(w: &Words<'w>) -> Vec<&'w str> {
+            w.iter().collect()
+        }
+        let expected = file.view();
+        assert_eq!(view.command.len(), expected.command.len());
+        for ((name, got), (want_name, want)) in view.command.iter().zip(&expected.command) {
+            assert_eq!(name, want_name);
+            assert_eq!(words(&got.value_flags), words(&want.value_flags), "{name}");
+            assert_eq!(words(&got.ignore_flags), words(&want.ignore_flags), "{name}");
+            assert_eq!(words(&got.help), words(&want.help), "{name}");
+            assert_eq!(
+                (got.long_single_dash, got.pattern_operand, got.alias),
+                (want.long_single_dash, want.pattern_operand, want.alias),
+                "{name}"
+            );
+        }
+        assert_eq!(view.wrapper.len(), 2);
+        for (got, want) in view.wrapper.iter().zip(&expected.wrapper) {
+            for (g, w) in [
+                (&got.names, &want.names),
+                (&got.value_flags, &want.value_flags),
+                (&got.lookup_flags, &want.lookup_flags),
+                (&got.unsafe_flags, &want.unsafe_flags),
+            ] {
+                assert_eq!(words(g), words(w));
+            }
+            assert_eq!(
+                (
+                    got.skip_positionals,
+                    got.assignments,
+                    got.keeps_safe,
+                    got.joins,
+                    got.string_flag,
+                    got.split_flag
+                ),
+                (
+                    want.skip_positionals,
+                    want.assignments,
+                    want.keeps_safe,
+                    want.joins,
+                    want.string_flag,
+                    want.split_flag
+                )
+            );
+        }
+        assert_eq!(view.shape, vec![("path", "[^ ]+")]);
+        // The lists cut short, or the text: the view fails, whole.
+        let short_lists = Bundle {
+            lists: &p.lists[..8],
+            ..bundle
+        };
+        assert!(short_lists.commands_view(&records).is_none());
+        let short_text = Bundle {
+            text: &p.text[..10],
+            ..bundle
+        };
+        assert!(short_text.commands_view(&records).is_none());
+    }
+
     #[test]
     fn entry_records_read_back() {
         let mut p = Packer::default();
@@ -1008,13 +1181,7 @@ mod tests {
             pattern: Some(id),
             raw: &[1, 2, 3],
         });
-        let bundle = Bundle {
-            text: &p.text,
-            lists: &p.lists,
-            rules: &p.rules,
-            raws: &p.raws,
-            ..Bundle::default()
-        };
+        let bundle = p.bundle();
         assert_eq!(bundle.rule_count(), 1);
         let r = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
         assert_eq!(
@@ -1026,10 +1193,22 @@ mod tests {
             (command, Some(id), &[1u8, 2, 3][..])
         );
         assert!(bundle.rule(1).is_none());
+        // A shape or a text that lies outside the bundle is not read.
         let cut = Bundle {
-            rules: &p.rules[..10],
+            raws: &p.raws[..2],
             ..bundle
         };
         assert!(cut.rule(0).is_none());
+        let cut = Bundle {
+            text: &p.text[..3],
+            ..bundle
+        };
+        assert_eq!(cut.rule_category(0), None);
+        assert_eq!(cut.rule_category_reason(0), None);
+        assert_eq!(
+            bundle.rule_category_reason(0),
+            Some(("sql-drop", "sql-drop"))
+        );
+        assert_eq!(bundle.rule_radius(0), Some(None));
     }
 }
