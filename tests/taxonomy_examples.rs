@@ -56,9 +56,10 @@ fn embedded_taxonomy_loads() {
         let (a, b) = (&tax.commands[path], &checked.commands[path]);
         assert_eq!(sorted(&a.value_flags), sorted(&b.value_flags), "{path}");
         assert_eq!(sorted(&a.ignore_flags), sorted(&b.ignore_flags), "{path}");
+        assert_eq!(sorted(&a.help), sorted(&b.help), "{path}");
         assert_eq!(
-            (a.long_single_dash, &a.alias),
-            (b.long_single_dash, &b.alias),
+            (a.long_single_dash, a.pattern_operand, &a.alias),
+            (b.long_single_dash, b.pattern_operand, &b.alias),
             "{path}"
         );
     }

@@ -106,12 +106,12 @@ mod tests {
     fn embedded_error_names_the_cause_and_the_fix() {
         let e = EmbeddedTaxonomyError::new(TaxonomyError::Syntax {
             file: "taxonomy/".into(),
-            message: "the embedded taxonomy does not decode: unexpected end".into(),
+            message: "the embedded taxonomy points outside itself".into(),
         });
         let text = e.to_string();
         for part in [
             "the taxonomy built into toolgate did not load",
-            "taxonomy/: the embedded taxonomy does not decode: unexpected end",
+            "taxonomy/: the embedded taxonomy points outside itself",
             "rebuild it from a checkout whose `cargo test` passes, or reinstall toolgate",
         ] {
             assert!(text.contains(part), "{text:?} lacks {part:?}");

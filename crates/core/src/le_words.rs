@@ -1,6 +1,7 @@
 //! Little-endian `u32` words: the unit of every packed form `build.rs`
-//! writes and the library reads (the taxonomy bundle's records and word
-//! lists, the DFA tables and their parts, a group's rule list). One writer
+//! writes and the library reads (the taxonomy's word lists, the DFA
+//! tables and their parts, a group's rule list, a spec's option table).
+//! One writer
 //! and one reader, which `build.rs` includes too (`crate::le_words` in
 //! both).
 

@@ -43,7 +43,7 @@ impl Classifier {
     pub fn embedded() -> Result<&'static Classifier, EmbeddedTaxonomyError> {
         static CELL: OnceLock<Result<Classifier, EmbeddedTaxonomyError>> = OnceLock::new();
         CELL.get_or_init(|| {
-            // Its own copy, decoded straight into the classifier: cloning
+            // Its own copy, loaded straight into the classifier: cloning
             // the shared `Taxonomy::embedded()` cost about 12% of a
             // one-command process.
             let tax = crate::taxonomy::load_embedded_fast().map_err(EmbeddedTaxonomyError::new)?;

@@ -80,7 +80,7 @@ impl Walk<'_, '_> {
         inv: &Invocation<'_>,
         landing: &mut Option<Landing>,
     ) -> Option<BlastRadius> {
-        // (The category alone settles most entries: no record decoded.)
+        // (The category alone settles most entries: nothing else read.)
         let category = self.tax.entry_category(rule_index)?;
         if !crate::landing::BY_TARGET.contains(&category) {
             return None;

@@ -71,7 +71,8 @@ pub(super) struct WordFacts<'c> {
 /// a corpus names the same words again and again (over `tldr.txt`,
 /// `nl2bash.txt` and `cheatsheets.txt` of `../shared/corpus`, five in six
 /// lines start with a word met earlier in the same batch), and one lookup
-/// here takes the place of four in the taxonomy's tables.
+/// here takes the place of up to six in the taxonomy's tables (the
+/// conventions, each family's word and glob groups, the spec).
 pub(super) struct WordMemo<'c> {
     facts: FxHashMap<CompactString, WordFacts<'c>>,
 }

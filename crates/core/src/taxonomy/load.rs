@@ -166,9 +166,10 @@ static EMBEDDED_BUNDLE: Bundle<'static> = include!(concat!(env!("OUT_DIR"), "/bu
 /// and each entry's shape left encoded until its pattern is needed.
 pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
     let bundle = EMBEDDED_BUNDLE;
-    // build.rs counted the files it saw; one it could not convert is
-    // missing here. (That it saw every embedded file is a build-time fact
-    // a test checks: `the_bundle_saw_every_embedded_file`.)
+    // build.rs counted the files it saw, and fails on one it cannot
+    // convert, so every one is here; a bundle that disagrees with itself
+    // is refused rather than loaded short. (That it saw every embedded
+    // file is a test's: `the_bundle_saw_every_embedded_file`.)
     let converted = bundle.rule_files.len() + usize::from(bundle.commands.is_some());
     if converted != bundle.files_seen {
         return Err(broken(

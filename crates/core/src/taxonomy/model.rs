@@ -426,13 +426,13 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
     Ok(rules)
 }
 
-/// A decoded record's blast radius (`None` when it names none that
-/// parses).
+/// An entry's blast radius, from its whole record (`None` when it names
+/// none that parses).
 fn record_radius(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
     BlastRadius::parse(bundle.str(r.blast_radius?)?)
 }
 
-/// Packed entry `i`'s blast radius, read without decoding its record.
+/// Embedded entry `i`'s blast radius, read alone from its record.
 fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
     BlastRadius::parse(bundle.rule_radius(i)??)
 }

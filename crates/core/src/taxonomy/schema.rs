@@ -3,8 +3,9 @@
 //! Every struct denies unknown keys: a misspelt key in a hand-edited file is
 //! an error that names the file, not a rule that silently never matches.
 //!
-//! Standalone (no crate imports) because `build.rs` includes it too: it reads
-//! the embedded files into these structs and stores them as a [`Bundle`].
+//! `build.rs` includes it too (with the two small modules it imports,
+//! `le_words` and `word_hash`): it reads the embedded files into these
+//! structs and writes them out as a [`Bundle`].
 
 use std::collections::BTreeMap;
 
@@ -218,9 +219,9 @@ pub struct RawWrapper {
 /// every tool call, and reads only the few records it needs.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bundle<'a> {
-    /// How many `.toml` files were found, converted or not: a file that did
-    /// not parse at build time is missing from `rule_files`, and the loader
-    /// refuses a bundle that lost one.
+    /// How many `.toml` files `build.rs` found. It fails on a file it
+    /// cannot read, parse or encode, so each is in `commands` or
+    /// `rule_files`; the loader still refuses a bundle whose count differs.
     pub files_seen: usize,
     /// Every string of the bundle, end to end.
     pub text: &'a str,
@@ -228,10 +229,10 @@ pub struct Bundle<'a> {
     /// a list of [`ListTable::MIN`] to [`ListTable::MAX`] items after its
     /// table.
     pub lists: &'a [u8],
-    /// `commands.toml`, if it parsed.
+    /// `commands.toml`, if the taxonomy has one.
     pub commands: Option<CommandRecords<'a>>,
-    /// Each rule file that parsed, in path order: its path and how many
-    /// entries it holds.
+    /// Each rule file, in path order: its path and how many entries it
+    /// holds.
     pub rule_files: &'a [(Span, u32)],
     /// Every entry of those files in order.
     pub rules: &'a [RuleRecord],
@@ -1114,7 +1115,11 @@ mod tests {
         for ((name, got), (want_name, want)) in view.command.iter().zip(&expected.command) {
             assert_eq!(name, want_name);
             assert_eq!(words(&got.value_flags), words(&want.value_flags), "{name}");
-            assert_eq!(words(&got.ignore_flags), words(&want.ignore_flags), "{name}");
+            assert_eq!(
+                words(&got.ignore_flags),
+                words(&want.ignore_flags),
+                "{name}"
+            );
             assert_eq!(words(&got.help), words(&want.help), "{name}");
             assert_eq!(
                 (got.long_single_dash, got.pattern_operand, got.alias),
