@@ -504,47 +504,59 @@ impl Packer {
         let _ = writeln!(out, "files_seen: {},", self.files_seen);
         let _ = writeln!(out, "text: {},", out_file("include_str", text));
         let _ = writeln!(out, "lists: {},", out_file("include_bytes", lists));
+        // One record as a struct literal of `name`, a field a line.
+        let record = |out: &mut String, name: &str, fields: &[(&str, String)]| {
+            out.push_str(name);
+            out.push_str(" {");
+            for (field, value) in fields {
+                let _ = write!(out, " {field}: {value},");
+            }
+            out.push_str(" },\n");
+        };
         match &self.commands {
             None => out.push_str("commands: None,\n"),
             Some(c) => {
                 out.push_str("commands: Some(CommandRecords {\ncommand: &[\n");
                 for r in &c.command {
-                    let _ = writeln!(
-                        out,
-                        "C {{ path: {}, value_flags: {}, long_single_dash: {}, pattern_operand: {}, ignore_flags: {}, alias: {}, help: {} }},",
-                        span(r.path),
-                        span(r.value_flags),
-                        r.long_single_dash,
-                        r.pattern_operand,
-                        span(r.ignore_flags),
-                        opt(r.alias),
-                        span(r.help)
+                    record(
+                        &mut out,
+                        "C",
+                        &[
+                            ("path", span(r.path)),
+                            ("value_flags", span(r.value_flags)),
+                            ("long_single_dash", r.long_single_dash.to_string()),
+                            ("pattern_operand", r.pattern_operand.to_string()),
+                            ("ignore_flags", span(r.ignore_flags)),
+                            ("alias", opt(r.alias)),
+                            ("help", span(r.help)),
+                        ],
                     );
                 }
                 out.push_str("],\nwrapper: &[\n");
                 for w in &c.wrapper {
-                    let _ = writeln!(
-                        out,
-                        "W {{ names: {}, value_flags: {}, skip_positionals: {}, assignments: {}, keeps_safe: {}, joins: {}, lookup_flags: {}, unsafe_flags: {}, string_flag: {}, split_flag: {} }},",
-                        span(w.names),
-                        span(w.value_flags),
-                        w.skip_positionals,
-                        w.assignments,
-                        w.keeps_safe,
-                        w.joins,
-                        span(w.lookup_flags),
-                        span(w.unsafe_flags),
-                        opt(w.string_flag),
-                        opt(w.split_flag)
+                    record(
+                        &mut out,
+                        "W",
+                        &[
+                            ("names", span(w.names)),
+                            ("value_flags", span(w.value_flags)),
+                            ("skip_positionals", w.skip_positionals.to_string()),
+                            ("assignments", w.assignments.to_string()),
+                            ("keeps_safe", w.keeps_safe.to_string()),
+                            ("joins", w.joins.to_string()),
+                            ("lookup_flags", span(w.lookup_flags)),
+                            ("unsafe_flags", span(w.unsafe_flags)),
+                            ("string_flag", opt(w.string_flag)),
+                            ("split_flag", opt(w.split_flag)),
+                        ],
                     );
                 }
                 out.push_str("],\nshape: &[\n");
                 for r in &c.shape {
-                    let _ = writeln!(
-                        out,
-                        "S {{ name: {}, pattern: {} }},",
-                        span(r.name),
-                        span(r.pattern)
+                    record(
+                        &mut out,
+                        "S",
+                        &[("name", span(r.name)), ("pattern", span(r.pattern))],
                     );
                 }
                 out.push_str("],\n}),\n");
@@ -556,18 +568,20 @@ impl Packer {
         }
         out.push_str("],\nrules: &[\n");
         for r in &self.rules {
-            let _ = writeln!(
-                out,
-                "R {{ line: {}, kind: K::{:?}, id: {}, category: {}, blast_radius: {}, reason: {}, command: {}, pattern: {}, raw: {} }},",
-                r.line,
-                r.kind,
-                span(r.id),
-                span(r.category),
-                opt(r.blast_radius),
-                span(r.reason),
-                span(r.command),
-                opt(r.pattern),
-                span(r.raw)
+            record(
+                &mut out,
+                "R",
+                &[
+                    ("line", r.line.to_string()),
+                    ("kind", format!("K::{:?}", r.kind)),
+                    ("id", span(r.id)),
+                    ("category", span(r.category)),
+                    ("blast_radius", opt(r.blast_radius)),
+                    ("reason", span(r.reason)),
+                    ("command", span(r.command)),
+                    ("pattern", opt(r.pattern)),
+                    ("raw", span(r.raw)),
+                ],
             );
         }
         out.push_str("],\n");
