@@ -113,39 +113,28 @@ fn main() {
         parsed.push((rel.clone(), rules));
     }
     let mut lines = lines.into_iter();
-    let encoded: Vec<Vec<Vec<u8>>> = parsed
-        .iter()
-        .map(|(rel, rules)| {
-            rules
-                .destructive
-                .iter()
-                .map(|raw| {
-                    postcard::to_allocvec(raw).unwrap_or_else(|e| {
-                        panic!("taxonomy/{rel}: entry `{}` cannot be encoded: {e}", raw.id)
-                    })
-                })
-                .collect()
-        })
-        .collect();
-    for ((path, rules), raws) in parsed.iter().zip(&encoded) {
-        let path = packer.span(path);
+    for (rel, rules) in &parsed {
+        let path = packer.span(rel);
         let mut count = 0;
-        for (raw, encoded) in rules.destructive.iter().zip(raws) {
+        for raw in &rules.destructive {
+            let encoded = postcard::to_allocvec(raw).unwrap_or_else(|e| {
+                panic!("taxonomy/{rel}: entry `{}` cannot be encoded: {e}", raw.id)
+            });
             let kind = generate::kind_of(raw);
             let structured = kind == generate::RuleKind::Command;
             let pattern = generate::raw_pattern(raw).filter(|_| !structured);
-            let rule = schema::BundledRule {
+            let rule = schema::RuleRecord {
                 kind,
-                line: lines.next().unwrap_or(0),
+                line: le_words::u32_of(lines.next().unwrap_or(0)),
                 id: packer.span(&raw.id),
                 category: packer.span(&raw.category),
                 blast_radius: raw.blast_radius.as_deref().map(|b| packer.span(b)),
                 reason: packer.span(&raw.reason),
                 command: packer.list(&raw.command),
                 pattern: pattern.map(|p| packer.span(p)),
-                raw: encoded,
+                raw: packer.shape(&encoded),
             };
-            packer.rule(&rule);
+            packer.rule(rule);
             count += 1;
         }
         packer.rule_files.push((path, count));

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::generate::RuleKind;
-use crate::le_words::{le_u32, push_words, u32_of};
+use crate::le_words::{le_u32, part_range, push_words, u32_of};
 use crate::word_hash::{tagged, word_hash};
 
 /// The entries a word-scoped group holds. (Every entry is destructive:
@@ -474,8 +474,7 @@ impl<'a> FlatIndex<'a> {
     }
 
     fn slice(&self, at: u32, len: u32) -> Option<&'a [u8]> {
-        let at = at as usize;
-        self.data.get(at..at.checked_add(len as usize)?)
+        self.data.get(part_range((at, len))?)
     }
 
     /// How many groups it holds.

@@ -39,7 +39,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::le_words::u32_of;
+use crate::le_words::{part_range, u32_of};
 use crate::word_hash::word_hash;
 
 #[path = "option_table.rs"]
@@ -1270,11 +1270,7 @@ impl<'a> SpecIndex<'a> {
     /// Name `i`: its text and its spec's number.
     pub fn name(&self, i: usize) -> Option<(&'a [u8], usize)> {
         let [from, len, spec] = *self.names.get(i)?;
-        let from = from as usize;
-        let text = self
-            .text
-            .as_bytes()
-            .get(from..from.checked_add(len as usize)?)?;
+        let text = self.text.as_bytes().get(part_range((from, len))?)?;
         Some((text, spec as usize))
     }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use rustc_hash::FxHashSet;
 
 use super::generate::{Compiled, PostCheck, RuleKind};
-use super::schema::{Bundle, BundledRule, RawRule, Words};
+use super::schema::{Bundle, RawRule, RuleRecord, Words};
 use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
@@ -385,11 +385,11 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
     for &(path, entries) in bundle.rule_files {
         let path = bundle.str(path).ok_or_else(cut)?;
         for _ in 0..entries {
-            let r = bundle.rule(next).ok_or_else(cut)?;
+            let (r, shape) = bundle.rule(next).ok_or_else(cut)?;
             next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
-            let blast_radius = record_radius(bundle, &r)
+            let blast_radius = record_radius(bundle, r)
                 .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
             let compiled = OnceLock::new();
             let deferred = match r.pattern {
@@ -401,7 +401,7 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
                     }));
                     None
                 }
-                None => Some(Deferred::Encoded(r.raw)),
+                None => Some(Deferred::Encoded(shape)),
             };
             let mut commands = Vec::with_capacity(r.command.1 as usize);
             for word in bundle.words(r.command) {
@@ -413,7 +413,7 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
                 blast_radius,
                 reason: Cow::Borrowed(text(r.reason)?),
                 file: Cow::Borrowed(path),
-                line: r.line,
+                line: r.line as usize,
                 kind: r.kind,
                 commands,
                 examples: Vec::new(),
@@ -428,7 +428,7 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
 
 /// An entry's blast radius, from its whole record (`None` when it names
 /// none that parses).
-fn record_radius(bundle: &Bundle<'static>, r: &BundledRule<'static>) -> Option<BlastRadius> {
+fn record_radius(bundle: &Bundle<'static>, r: &RuleRecord) -> Option<BlastRadius> {
     BlastRadius::parse(bundle.str(r.blast_radius?)?)
 }
 
@@ -439,10 +439,10 @@ fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
 
 /// What a label needs of packed entry `i`, borrowed from the binary.
 fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
-    let r = bundle.rule(i)?;
+    let (r, _) = bundle.rule(i)?;
     Some(EntryLabel {
         id: Cow::Borrowed(bundle.str(r.id)?),
-        blast_radius: record_radius(bundle, &r)?,
+        blast_radius: record_radius(bundle, r)?,
         category: Cow::Borrowed(bundle.str(r.category)?),
         reason: Cow::Borrowed(bundle.str(r.reason)?),
     })

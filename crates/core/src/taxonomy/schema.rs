@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::le_words::{le_u32, push_words, u32_of};
+use crate::le_words::{le_u32, part_range, push_words, u32_of};
 use crate::word_hash::word_hash;
 
 /// One rule file (`taxonomy/rules/*.toml`): the destructive shapes of one
@@ -272,30 +272,6 @@ pub type Span = (u32, u32);
 /// Where a list is in [`Bundle::lists`]: first item and count.
 pub type List = (u32, u32);
 
-/// One entry in a [`Bundle`]: what labelling needs at once, and the rest
-/// of the entry still encoded, for when its pattern is first generated.
-#[derive(Debug)]
-pub struct BundledRule<'a> {
-    /// The line of its `id`.
-    pub line: usize,
-    /// As in [`RawRule`].
-    pub id: Span,
-    /// As in [`RawRule`].
-    pub category: Span,
-    /// As in [`RawRule`].
-    pub blast_radius: Option<Span>,
-    /// As in [`RawRule`].
-    pub reason: Span,
-    /// As in [`RawRule`].
-    pub command: List,
-    /// What it looks at.
-    pub kind: RuleKind,
-    /// Its `sql`, `code` or `regex`, if it has one and no structured shape.
-    pub pattern: Option<Span>,
-    /// The whole [`RawRule`] (examples left out) in postcard form.
-    pub raw: &'a [u8],
-}
-
 /// `commands.toml` in a [`Bundle`] (see [`CommandsView`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct CommandRecords<'a> {
@@ -410,21 +386,17 @@ impl Packer {
         (first, u32_of(items.len()))
     }
 
-    /// Stores an entry's record (its shape bytes are copied in).
-    pub fn rule(&mut self, r: &BundledRule) {
-        let raw = (u32_of(self.raws.len()), u32_of(r.raw.len()));
-        self.raws.extend_from_slice(r.raw);
-        self.rules.push(RuleRecord {
-            line: u32_of(r.line),
-            kind: r.kind,
-            id: r.id,
-            category: r.category,
-            blast_radius: r.blast_radius,
-            reason: r.reason,
-            command: r.command,
-            pattern: r.pattern,
-            raw,
-        });
+    /// Stores an entry's shape: the whole [`RawRule`] (examples left out)
+    /// in postcard form, for its record's `raw`.
+    pub fn shape(&mut self, encoded: &[u8]) -> (u32, u32) {
+        let at = u32_of(self.raws.len());
+        self.raws.extend_from_slice(encoded);
+        (at, u32_of(encoded.len()))
+    }
+
+    /// Stores an entry's record.
+    pub fn rule(&mut self, record: RuleRecord) {
+        self.rules.push(record);
     }
 
     /// Stores `commands.toml`.
@@ -621,23 +593,11 @@ impl<'a> Bundle<'a> {
         Some((self.str(r.category)?, self.str(r.reason)?))
     }
 
-    /// Entry record `i`; `None` if its shape lies outside the bundle.
-    pub fn rule(&self, i: usize) -> Option<BundledRule<'a>> {
+    /// Entry record `i` and its encoded shape (for when its pattern is
+    /// first generated); `None` if the shape lies outside the bundle.
+    pub fn rule(&self, i: usize) -> Option<(&'a RuleRecord, &'a [u8])> {
         let r = self.rules.get(i)?;
-        let raw_at = r.raw.0 as usize;
-        Some(BundledRule {
-            line: r.line as usize,
-            kind: r.kind,
-            id: r.id,
-            category: r.category,
-            blast_radius: r.blast_radius,
-            reason: r.reason,
-            command: r.command,
-            pattern: r.pattern,
-            raw: self
-                .raws
-                .get(raw_at..raw_at.checked_add(r.raw.1 as usize)?)?,
-        })
+        Some((r, self.raws.get(part_range(r.raw)?)?))
     }
 
     /// An optional string: `Some(None)` when absent, `None` if the span is
@@ -717,9 +677,8 @@ impl<'a> Bundle<'a> {
 }
 
 /// A string of a bundle's text; `None` if the span is not inside it.
-fn text_at(text: &str, (at, len): Span) -> Option<&str> {
-    let at = at as usize;
-    text.get(at..at.checked_add(len as usize)?)
+fn text_at(text: &str, span: Span) -> Option<&str> {
+    text.get(part_range(span)?)
 }
 
 /// The hash table a packed list of [`ListTable::MIN`] to [`ListTable::MAX`]
@@ -1189,7 +1148,9 @@ mod tests {
         let mut p = Packer::default();
         let id = p.span("sql-drop");
         let command = p.list(&["psql"]);
-        p.rule(&BundledRule {
+        p.shape(&[9]);
+        let raw = p.shape(&[1, 2, 3]);
+        p.rule(RuleRecord {
             line: 7,
             id,
             category: id,
@@ -1198,17 +1159,17 @@ mod tests {
             command,
             kind: RuleKind::Sql,
             pattern: Some(id),
-            raw: &[1, 2, 3],
+            raw,
         });
         let bundle = p.bundle();
         assert_eq!(bundle.rule_count(), 1);
-        let r = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
+        let (r, shape) = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
         assert_eq!(
             (r.line, r.kind, r.id, r.blast_radius),
             (7, RuleKind::Sql, id, None)
         );
         assert_eq!(
-            (r.command, r.pattern, r.raw),
+            (r.command, r.pattern, shape),
             (command, Some(id), &[1u8, 2, 3][..])
         );
         assert!(bundle.rule(1).is_none());
