@@ -21,7 +21,7 @@ use super::compile::{compile_one, MultiPattern};
 use super::plan::{self, Family, FlatGroup, FlatIndex};
 use crate::error::TaxonomyError;
 use crate::glob::glob_match;
-use crate::le_words::le_u32;
+use crate::le_words::{le_u32, push_words, u32_of};
 use crate::normalize::Canonical;
 use crate::table::{Damaged, Table};
 use crate::taxonomy::group_pattern;
@@ -44,33 +44,27 @@ fn shipped_parts_of(g: &FlatGroup) -> Option<(&'static [u8], bool)> {
     shipped_dfa(g.dfa).map(|bytes| (bytes, g.anchored))
 }
 
-/// The entries of a group, by pattern id.
-#[derive(Debug)]
-enum Rules {
-    Owned(Vec<usize>),
-    /// Little-endian `u32` rule indices, borrowed from the binary.
-    Shipped(&'static [u8]),
-}
-
-impl Default for Rules {
-    fn default() -> Rules {
-        Rules::Owned(Vec::new())
-    }
-}
+/// The entries of a group, by pattern id: little-endian `u32` rule
+/// indices, borrowed from the binary for the groups `build.rs` shipped and
+/// written out for those planned from a loaded taxonomy.
+#[derive(Debug, Default)]
+struct Rules(Cow<'static, [u8]>);
 
 impl Rules {
+    /// The rules of a group planned here.
+    fn planned(rules: &[usize]) -> Rules {
+        let words: Vec<u32> = rules.iter().map(|&r| u32_of(r)).collect();
+        let mut bytes = Vec::with_capacity(4 * words.len());
+        push_words(&mut bytes, &words);
+        Rules(Cow::Owned(bytes))
+    }
+
     fn get(&self, i: usize) -> Option<usize> {
-        match self {
-            Rules::Owned(v) => v.get(i).copied(),
-            Rules::Shipped(bytes) => Some(le_u32(bytes, 4 * i)? as usize),
-        }
+        Some(le_u32(&self.0, 4 * i)? as usize)
     }
 
     fn len(&self) -> usize {
-        match self {
-            Rules::Owned(v) => v.len(),
-            Rules::Shipped(bytes) => bytes.len() / 4,
-        }
+        self.0.len() / 4
     }
 
     fn is_empty(&self) -> bool {
@@ -463,7 +457,7 @@ impl Matcher {
                         g.special,
                         g.family,
                         Cow::Borrowed(""),
-                        Rules::Shipped(g.rules),
+                        Rules(Cow::Borrowed(g.rules)),
                         dfa,
                     );
                 }
@@ -479,7 +473,7 @@ impl Matcher {
         for (key, rules) in planned.groups {
             let (special, family, word) = plan::key_parts(&key);
             let word = Cow::Owned(word.to_string());
-            m.file(special, family, word, Rules::Owned(rules), None);
+            m.file(special, family, word, Rules::planned(&rules), None);
         }
         for (family, glob) in &planned.globs {
             m.family_mut(*family).add_glob(glob);
@@ -497,7 +491,7 @@ impl Matcher {
                 // and again.
                 let slot = self.slots.get(i)?.get_or_init(|| {
                     let g = index.group(i)?;
-                    let rules = Rules::Shipped(g.rules);
+                    let rules = Rules(Cow::Borrowed(g.rules));
                     let group = PatternGroup::new(groups.globbed.what, rules, shipped_parts_of(&g));
                     Some((g.word, Box::new(group)))
                 });
@@ -912,9 +906,12 @@ mod tests {
         for i in 0..index.group_count() {
             let g = index.group(i).unwrap_or_else(|| panic!("group {i}"));
             let word = (!g.word.is_empty()).then_some(g.word);
-            let shipped =
-                PatternGroup::new("shipped", Rules::Shipped(g.rules), shipped_parts_of(&g));
-            let here = PatternGroup::new("here", Rules::Shipped(g.rules), None);
+            let shipped = PatternGroup::new(
+                "shipped",
+                Rules(Cow::Borrowed(g.rules)),
+                shipped_parts_of(&g),
+            );
+            let here = PatternGroup::new("here", Rules(Cow::Borrowed(g.rules)), None);
             let compiled = here.compile(&tax, word).unwrap_or_else(|e| panic!("{e}"));
             match shipped.searcher(&tax, word) {
                 Ok(Some(Searcher::Shipped { after_prefix, .. })) => {

@@ -1053,6 +1053,7 @@ pub fn compile(raw: &RawSpec, file: &str, line: u32) -> Result<Spec<'static>, Sp
 /// bracket that is not of this form (the `[` command), is kept as it is.
 pub fn expand_names(names: &[String]) -> Result<Vec<String>, SpecError> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for name in names {
         let mut spellings = vec![String::new()];
         for word in name.split(' ') {
@@ -1072,7 +1073,7 @@ pub fn expand_names(names: &[String]) -> Result<Vec<String>, SpecError> {
             spellings = next;
         }
         for s in spellings {
-            if out.contains(&s) {
+            if !seen.insert(s.clone()) {
                 return Err(err("names", format!("`{s}` is named twice")));
             }
             out.push(s);
@@ -1163,13 +1164,17 @@ fn filter_bit(hash: u64) -> usize {
     (hash >> 52) as usize % FILTER_BITS
 }
 
+/// The most names a [`SpecIndex`] holds: a slot numbers a name in 16
+/// bits, 0 being none.
+pub const MAX_NAMES: usize = 0xfffe;
+
 /// A used slot of a [`SpecIndex`]: the name's hash tag and its place.
 fn slot_entry(hash: u32, i: usize) -> u32 {
     (hash & 0xffff_0000) | (u32::try_from(i + 1).unwrap_or(0) & 0xffff)
 }
 
 /// A [`SpecIndex`] laid out and owned: what `build.rs` writes out as Rust
-/// statics, and what tests read from.
+/// statics, and what specs loaded from files are found through.
 #[derive(Clone, Debug, Default)]
 pub struct SpecIndexParts {
     slots: Vec<u32>,
@@ -1186,10 +1191,10 @@ impl SpecIndexParts {
     pub fn lay_out(names: &[(String, u32)], specs: &[Vec<u8>]) -> SpecIndexParts {
         let mut names: Vec<&(String, u32)> = names.iter().collect();
         names.sort();
-        // A slot numbers a name in 16 bits, 0 being none. (Only build.rs
-        // and tests lay an index out: too many names fails them.)
+        // (`Specs::load` refuses more names with an error naming the
+        // entry; build.rs, the other caller, fails here with the count.)
         assert!(
-            names.len() < 0xffff,
+            names.len() <= MAX_NAMES,
             "{} names: a slot cannot number them",
             names.len()
         );

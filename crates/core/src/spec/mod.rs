@@ -54,37 +54,52 @@ pub fn could_be_help(word: &str) -> bool {
 pub const SPECS_DIR: &str = "specs/";
 
 /// Every spec of a taxonomy, found by command name or subcommand path.
+///
+/// One form whatever the specs came from: an index of names ([`SpecIndex`])
+/// and a slot per spec. The embedded specs' index is the statics `build.rs`
+/// wrote, and a slot is filled by decoding its spec on first use (boxed,
+/// so that the slots of the specs a process never uses cost it a few bytes
+/// each); specs loaded from files have their index laid out as `build.rs`
+/// lays it out, and every slot filled at once.
 #[derive(Debug, Default)]
 pub struct Specs {
-    store: Store,
+    names: Names,
+    specs: Box<[OnceLock<Option<Box<Spec<'static>>>>]>,
 }
 
-#[derive(Debug, Default)]
-enum Store {
-    /// No specs: nothing is safe.
-    #[default]
-    Empty,
-    /// Compiled by `build.rs`: the index read in place, each spec decoded
-    /// when first asked for (boxed, so that the slots of the specs a
-    /// process never uses cost it a few bytes each).
-    Packed {
-        index: SpecIndex<'static>,
-        decoded: Box<[OnceLock<Option<Box<Spec<'static>>>>]>,
-    },
-    /// Loaded from files.
-    Owned {
-        specs: Vec<Spec<'static>>,
-        names: FxHashMap<String, usize>,
-    },
+/// Where a [`Specs`]' index of names lives: the only thing that differs
+/// with where the specs came from.
+#[derive(Debug)]
+enum Names {
+    /// In the binary, written by `build.rs`.
+    Embedded(SpecIndex<'static>),
+    /// Laid out when the spec files were loaded.
+    Loaded(format::SpecIndexParts),
+}
+
+impl Default for Names {
+    /// No names: nothing is safe.
+    fn default() -> Self {
+        Names::Loaded(format::SpecIndexParts::default())
+    }
+}
+
+impl Names {
+    fn index(&self) -> SpecIndex<'_> {
+        match self {
+            Names::Embedded(index) => *index,
+            Names::Loaded(parts) => parts.index(),
+        }
+    }
 }
 
 impl Specs {
     /// Reads the specs `build.rs` compiled in place (each spec is decoded
     /// when first asked for).
     pub fn from_index(index: SpecIndex<'static>) -> Specs {
-        let decoded = (0..index.spec_count()).map(|_| OnceLock::new()).collect();
         Specs {
-            store: Store::Packed { index, decoded },
+            specs: (0..index.spec_count()).map(|_| OnceLock::new()).collect(),
+            names: Names::Embedded(index),
         }
     }
 
@@ -93,7 +108,7 @@ impl Specs {
     /// names the file, the line of its `[[command]]` and the field.
     pub fn load(sources: &[(String, String)]) -> Result<Specs, TaxonomyError> {
         let mut specs = Vec::new();
-        let mut names: FxHashMap<String, usize> = FxHashMap::default();
+        let mut names: Vec<(String, u32)> = Vec::new();
         let mut first: FxHashMap<String, String> = FxHashMap::default();
         for (file, text) in sources {
             if !file.starts_with(SPECS_DIR) {
@@ -115,7 +130,21 @@ impl Specs {
                     field: e.field.into(),
                     message: e.message,
                 })?;
+                let number = crate::le_words::u32_of(specs.len());
                 for name in spec.names.iter() {
+                    if names.len() == format::MAX_NAMES {
+                        return Err(TaxonomyError::Entry {
+                            file: file.clone(),
+                            line: line as usize,
+                            id: id.clone(),
+                            field: "names".into(),
+                            message: format!(
+                                "the specs name more than {} commands and subcommand \
+                                 paths, more than their index can number: remove some",
+                                format::MAX_NAMES
+                            ),
+                        });
+                    }
                     let name = name.to_string();
                     let here = format!("{file}:{line}");
                     if let Some(prev) = first.insert(name.clone(), here) {
@@ -126,34 +155,39 @@ impl Specs {
                             first: prev,
                         });
                     }
-                    names.insert(name.clone(), specs.len());
+                    names.push((name, number));
                 }
                 specs.push(spec);
             }
         }
+        // The specs are built already: the index needs no bodies.
+        let parts = format::SpecIndexParts::lay_out(&names, &vec![Vec::new(); specs.len()]);
         Ok(Specs {
-            store: Store::Owned { specs, names },
+            names: Names::Loaded(parts),
+            specs: specs
+                .into_iter()
+                .map(|spec| OnceLock::from(Some(Box::new(spec))))
+                .collect(),
         })
     }
 
     /// The spec of a command name or subcommand path (`git log`).
     pub fn get(&self, path: &str) -> Option<&Spec<'static>> {
-        match &self.store {
-            Store::Empty => None,
-            Store::Owned { specs, names } => names.get(path).map(|&i| &specs[i]),
-            Store::Packed { index, decoded } => {
-                let i = index.find(path.as_bytes())?;
-                decoded
-                    .get(i)?
-                    .get_or_init(|| {
-                        let bytes = index.spec(i)?;
-                        postcard::from_bytes::<Spec<'static>>(bytes)
-                            .ok()
-                            .map(Box::new)
-                    })
-                    .as_deref()
-            }
-        }
+        let index = self.names.index();
+        let i = index.find(path.as_bytes())?;
+        self.specs
+            .get(i)?
+            .get_or_init(|| {
+                // (Only an embedded spec is still to decode.)
+                let Names::Embedded(index) = &self.names else {
+                    return None;
+                };
+                let bytes = index.spec(i)?;
+                postcard::from_bytes::<Spec<'static>>(bytes)
+                    .ok()
+                    .map(Box::new)
+            })
+            .as_deref()
     }
 
     /// Whether any spec's path starts with `path` and a space (`git` has
@@ -163,26 +197,18 @@ impl Specs {
     }
 
     /// Every name and subcommand path that has a spec, sorted.
-    pub fn names(&self) -> Vec<Cow<'static, str>> {
-        let mut out: Vec<Cow<'static, str>> = match &self.store {
-            Store::Empty => Vec::new(),
-            Store::Owned { names, .. } => names.keys().map(|n| Cow::Owned(n.clone())).collect(),
-            Store::Packed { index, .. } => (0..index.name_count())
-                .filter_map(|i| index.name(i))
-                .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(Cow::Borrowed))
-                .collect(),
-        };
-        out.sort();
-        out
+    pub fn names(&self) -> Vec<Cow<'_, str>> {
+        let index = self.names.index();
+        // (The index keeps them sorted.)
+        (0..index.name_count())
+            .filter_map(|i| index.name(i))
+            .filter_map(|(n, _)| std::str::from_utf8(n).ok().map(Cow::Borrowed))
+            .collect()
     }
 
     /// How many specs there are (one per `[[command]]` table).
     pub fn len(&self) -> usize {
-        match &self.store {
-            Store::Empty => 0,
-            Store::Owned { specs, .. } => specs.len(),
-            Store::Packed { index, .. } => index.spec_count(),
-        }
+        self.specs.len()
     }
 
     /// True when there are no specs.
@@ -340,6 +366,60 @@ mod tests {
                     "{other:?}"
                 );
             }
+        }
+    }
+
+    /// Specs loaded from files are found through the index `build.rs`
+    /// lays out: by every name, and not by a near one; an index of more
+    /// names than a slot numbers is refused with the entry named.
+    #[test]
+    fn loaded_specs_are_found_by_name_up_to_the_index_limit() {
+        let file = |names: &[String]| {
+            let list = names
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(",");
+            let text = format!(
+                "[[command]]\nnames = [\"first\"]\ncategory = \"fs-read\"\nreason = \"reads\"\n\n\
+                 [[command]]\nnames = [{list}]\ncategory = \"fs-read\"\nreason = \"reads\"\n"
+            );
+            vec![("specs/many.toml".to_string(), text)]
+        };
+        let names: Vec<String> = (1..format::MAX_NAMES).map(|i| format!("c{i}")).collect();
+        let specs = match Specs::load(&file(&names)) {
+            Ok(s) => s,
+            Err(e) => panic!("{} names load: {e}", names.len() + 1),
+        };
+        assert_eq!((specs.len(), specs.names().len()), (2, format::MAX_NAMES));
+        let first = specs
+            .get("first")
+            .map(|s| s.names.iter().next().map(str::to_string));
+        assert_eq!(first, Some(Some("first".to_string())));
+        for name in [&names[0], &names[4_000], &names[names.len() - 1]] {
+            let found = specs.get(name).map(|s| s.names.len());
+            assert_eq!(found, Some(names.len()), "{name}");
+        }
+        for near in ["c0", "c", "C1", "firs", "firstx", ""] {
+            assert!(specs.get(near).is_none(), "{near}");
+        }
+        let mut more = names.clone();
+        more.push("one_too_many".into());
+        match Specs::load(&file(&more)) {
+            Err(TaxonomyError::Entry {
+                file,
+                line,
+                id,
+                field,
+                message,
+            }) => {
+                assert_eq!(
+                    (file.as_str(), line, id.as_str(), field.as_str()),
+                    ("specs/many.toml", 6, "c1", "names")
+                );
+                assert!(message.contains("65534"), "{message}");
+            }
+            other => panic!("{other:?}"),
         }
     }
 
