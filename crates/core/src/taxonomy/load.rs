@@ -17,8 +17,10 @@ use std::sync::{Arc, OnceLock};
 
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
-use super::model::{broken, cut, CommandSpec, Deferred, Flags, Rule, Taxonomy, Wrapper};
-use super::schema::{Bundle, CommandsFile, CommandsView, RawRule, RuleFile, Words};
+use super::model::{
+    broken, cut, CommandSpec, Deferred, Flags, LoadedLists, Rule, Taxonomy, Wrapper,
+};
+use super::schema::{Bundle, CommandsFile, CommandsView, Packer, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
@@ -116,7 +118,29 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     for SourceFile { path, text, parsed } in files {
         match parsed {
             ParsedFile::Commands(c) => {
-                load_commands(&path, text, &c.view(), &Copied, &mut tax, check_patterns)?
+                // Packed as build.rs packs the embedded file, and read
+                // through the same view.
+                let mut packer = Packer::default();
+                packer.commands(&c);
+                let records = packer.commands.take().unwrap_or_default();
+                let lists = Arc::new(LoadedLists {
+                    text: std::mem::take(&mut packer.text),
+                    lists: std::mem::take(&mut packer.lists),
+                });
+                let bundle = Bundle {
+                    text: &lists.text,
+                    lists: &lists.lists,
+                    ..Bundle::default()
+                };
+                let view = bundle.commands_view(&records.view()).ok_or_else(cut)?;
+                load_commands(
+                    &path,
+                    text,
+                    &view,
+                    &Shared(&lists),
+                    &mut tax,
+                    check_patterns,
+                )?
             }
             ParsedFile::Rules(r) => rule_files.push((path, text, r)),
         }
@@ -221,16 +245,17 @@ trait Keep<'a> {
     fn flags(&self, words: Words<'a>) -> Flags;
 }
 
-/// Copied, for a file read from disk.
-struct Copied;
+/// For a file read from disk: its text copied, its lists shared with the
+/// packed lists they were read from.
+struct Shared<'l>(&'l Arc<LoadedLists>);
 
-impl<'a> Keep<'a> for Copied {
+impl<'a> Keep<'a> for Shared<'_> {
     fn text(&self, s: &'a str) -> Cow<'static, str> {
         Cow::Owned(s.to_string())
     }
 
     fn flags(&self, words: Words<'a>) -> Flags {
-        words.iter().map(|w| self.text(w)).collect()
+        Flags::loaded(self.0, words.list)
     }
 }
 
@@ -243,7 +268,7 @@ impl Keep<'static> for InPlace {
     }
 
     fn flags(&self, words: Words<'static>) -> Flags {
-        Flags::packed(words)
+        Flags::embedded(words)
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 use rustc_hash::FxHashSet;
 
 use super::generate::{Compiled, PostCheck, RuleKind};
-use super::schema::{Bundle, RawRule, RuleRecord, Words};
+use super::schema::{Bundle, List, Packer, RawRule, RuleRecord, Words};
 use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
@@ -81,49 +81,86 @@ pub(crate) enum Deferred {
     Encoded(&'static [u8]),
 }
 
-/// A command's or wrapper's options of one kind: a handful of words,
-/// searched in order (cheaper to build and about as quick to search as a
-/// hash set at these sizes). The embedded taxonomy's are read where
-/// `build.rs` packed them, so a hook process builds no list of its own.
+/// A command's or wrapper's options of one kind: a list of words packed
+/// as `build.rs` packs the embedded taxonomy's, read in place:
+/// the embedded taxonomy's in the binary, so that a hook process builds no
+/// list of its own, and a loaded file's in the text and lists packed from
+/// it when it was loaded.
 #[derive(Clone, Debug, Default)]
-pub struct Flags(FlagWords);
-
-#[derive(Clone, Debug)]
-enum FlagWords {
-    Owned(Vec<Cow<'static, str>>),
-    Packed(Words<'static>),
+pub struct Flags {
+    lists: PackedLists,
+    list: List,
 }
 
-impl Default for FlagWords {
+/// The text and lists a [`Flags`] is read from: the only thing that
+/// differs with where the taxonomy came from.
+#[derive(Clone, Debug)]
+enum PackedLists {
+    /// The binary's.
+    Embedded {
+        text: &'static str,
+        lists: &'static [u8],
+    },
+    /// Packed from a file when it was loaded, shared by its lists.
+    Loaded(Arc<LoadedLists>),
+}
+
+impl Default for PackedLists {
     fn default() -> Self {
-        FlagWords::Owned(Vec::new())
+        PackedLists::Embedded {
+            text: "",
+            lists: &[],
+        }
     }
 }
 
+/// The text and lists a [`Packer`] filled from a file loaded at run time.
+#[derive(Debug, Default)]
+pub(crate) struct LoadedLists {
+    pub(crate) text: String,
+    pub(crate) lists: Vec<u8>,
+}
+
 impl Flags {
-    /// The words of a packed list, read in place.
-    pub(crate) fn packed(words: Words<'static>) -> Flags {
-        Flags(FlagWords::Packed(words))
+    /// A list of the embedded taxonomy's, read in place.
+    pub(crate) fn embedded(words: Words<'static>) -> Flags {
+        Flags {
+            lists: PackedLists::Embedded {
+                text: words.text,
+                lists: words.lists,
+            },
+            list: words.list,
+        }
+    }
+
+    /// List `list` of a loaded file's packed lists.
+    pub(crate) fn loaded(lists: &Arc<LoadedLists>, list: List) -> Flags {
+        Flags {
+            lists: PackedLists::Loaded(Arc::clone(lists)),
+            list,
+        }
+    }
+
+    fn words(&self) -> Words<'_> {
+        let (text, lists) = match &self.lists {
+            PackedLists::Embedded { text, lists } => (*text, *lists),
+            PackedLists::Loaded(l) => (l.text.as_str(), l.lists.as_slice()),
+        };
+        Words {
+            text,
+            lists,
+            list: self.list,
+        }
     }
 
     /// True when `flag` is one of them.
     pub fn contains(&self, flag: &str) -> bool {
-        match &self.0 {
-            FlagWords::Owned(v) => v.iter().any(|f| f == flag),
-            FlagWords::Packed(w) => w.contains(flag),
-        }
+        self.words().contains(flag)
     }
 
     /// Each of them.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
-        let (owned, packed) = match &self.0 {
-            FlagWords::Owned(v) => (Some(v.iter().map(AsRef::as_ref)), None),
-            FlagWords::Packed(w) => (None, Some(w.iter())),
-        };
-        owned
-            .into_iter()
-            .flatten()
-            .chain(packed.into_iter().flatten())
+        self.words().iter()
     }
 
     /// True when there are none.
@@ -141,9 +178,17 @@ impl PartialEq for Flags {
 
 impl Eq for Flags {}
 
+/// Words packed on their own, as a loaded file's are.
 impl FromIterator<Cow<'static, str>> for Flags {
     fn from_iter<I: IntoIterator<Item = Cow<'static, str>>>(iter: I) -> Self {
-        Flags(FlagWords::Owned(iter.into_iter().collect()))
+        let words: Vec<Cow<'static, str>> = iter.into_iter().collect();
+        let mut packer = Packer::default();
+        let list = packer.list(&words);
+        let lists = Arc::new(LoadedLists {
+            text: packer.text,
+            lists: packer.lists,
+        });
+        Flags::loaded(&lists, list)
     }
 }
 
@@ -446,4 +491,39 @@ fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
         category: Cow::Borrowed(bundle.str(r.category)?),
         reason: Cow::Borrowed(bundle.str(r.reason)?),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Flags packed on their own hold their words, in order, whether their
+    /// list is short enough to be searched in order or carries a table,
+    /// and equal the same words wherever those are packed.
+    #[test]
+    fn flags_hold_their_words_whatever_their_number() {
+        for n in [0, 1, 3, 4, 5, 47, 48, 49, 60] {
+            let words: Vec<String> = (0..n).map(|i| format!("--opt{i}")).collect();
+            let flags: Flags = words.iter().map(|w| Cow::Owned(w.clone())).collect();
+            assert_eq!(flags.iter().collect::<Vec<_>>(), words, "{n}");
+            assert_eq!(flags.is_empty(), n == 0);
+            for w in &words {
+                assert!(flags.contains(w), "{n}: {w}");
+            }
+            for other in ["", "--opt", "--opt1x", "-opt0", "--OPT0"] {
+                assert!(!flags.contains(other), "{n}: {other}");
+            }
+            // The same words among others' in one text and lists.
+            let mut packer = Packer::default();
+            packer.list(&["-a", "-b"]);
+            let list = packer.list(&words);
+            let shared = Arc::new(LoadedLists {
+                text: packer.text,
+                lists: packer.lists,
+            });
+            assert_eq!(Flags::loaded(&shared, list), flags, "{n}");
+            assert_ne!(Flags::loaded(&shared, (0, 2)), flags, "{n}");
+        }
+        assert!(Flags::default().is_empty() && !Flags::default().contains(""));
+    }
 }

@@ -320,7 +320,6 @@ pub struct ShapeRecord {
 
 /// `commands.toml` as records, for a [`CommandRecords`] to borrow.
 #[derive(Debug, Default)]
-#[allow(dead_code)] // only build.rs packs (and the tests)
 pub struct CommandRecordsBuf {
     /// See [`CommandRecords::command`].
     pub command: Vec<CommandRecord>,
@@ -330,7 +329,6 @@ pub struct CommandRecordsBuf {
     pub shape: Vec<ShapeRecord>,
 }
 
-#[allow(dead_code)]
 impl CommandRecordsBuf {
     /// The form a [`Bundle`] holds.
     pub fn view(&self) -> CommandRecords<'_> {
@@ -342,10 +340,12 @@ impl CommandRecordsBuf {
     }
 }
 
-/// Builds a [`Bundle`] (in `build.rs`): its text, lists, records and
-/// shapes, and the Rust that makes them statics.
+/// Builds a [`Bundle`]: its text, lists, records and shapes, and the Rust
+/// that makes them statics (in `build.rs`); the loader packs a
+/// `commands.toml` read at run time with it too, to read it as it reads
+/// the embedded one.
 #[derive(Debug, Default)]
-#[allow(dead_code)] // only build.rs packs (and the tests)
+#[allow(dead_code)] // the entries' fields: only build.rs packs entries
 pub struct Packer {
     /// See [`Bundle::files_seen`].
     pub files_seen: usize,
@@ -363,7 +363,7 @@ pub struct Packer {
     pub raws: Vec<u8>,
 }
 
-#[allow(dead_code)]
+#[allow(dead_code)] // the entries' methods and the Rust writer: build.rs's
 impl Packer {
     /// Stores a string.
     pub fn span(&mut self, s: &str) -> Span {
@@ -623,7 +623,7 @@ impl<'a> Bundle<'a> {
     /// every word up front cost a hook process 6% of its instructions.)
     fn checked(&self, list: List) -> Option<Words<'a>> {
         let end = (list.0 as usize).checked_add(list.1 as usize)?;
-        (end <= self.lists.len() / 8).then_some(Words::Packed {
+        (end <= self.lists.len() / 8).then_some(Words {
             text: self.text,
             lists: self.lists,
             list,
@@ -819,57 +819,33 @@ pub struct WrapperView<'a> {
     pub split_flag: Option<&'a str>,
 }
 
-/// A list of words, read where it is: in a parsed file, or packed in a
-/// [`Bundle`] (whose bounds [`Bundle::commands_view`] has checked).
-#[derive(Clone, Copy, Debug)]
-pub enum Words<'a> {
-    /// From a parsed file.
-    Parsed(&'a [String]),
-    /// In a bundle's text and lists.
-    Packed {
-        /// The bundle's text.
-        text: &'a str,
-        /// The bundle's lists.
-        lists: &'a [u8],
-        /// Which list.
-        list: List,
-    },
-}
-
-impl Default for Words<'_> {
-    fn default() -> Self {
-        Words::Parsed(&[])
-    }
+/// A packed list of words, read where it is: in a [`Bundle`] (whose
+/// bounds [`Bundle::commands_view`] has checked), or in the text and lists
+/// a [`Packer`] filled from a file loaded at run time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Words<'a> {
+    /// The text the words lie in.
+    pub text: &'a str,
+    /// The lists the list is one of.
+    pub lists: &'a [u8],
+    /// Which list.
+    pub list: List,
 }
 
 impl<'a> Words<'a> {
-    /// The words in order (a packed word whose span lies outside the
-    /// text is skipped).
+    /// The words in order (a word whose span lies outside the text is
+    /// skipped).
     pub fn iter(self) -> impl Iterator<Item = &'a str> {
-        let count = match self {
-            Words::Parsed(v) => v.len(),
-            Words::Packed { list, .. } => list.1 as usize,
-        };
-        (0..count).filter_map(move |i| self.get(i))
+        (0..self.list.1 as usize).filter_map(move |i| self.get(i))
     }
 
-    /// True when `word` is one of them: through its [`ListTable`] when a
-    /// packed list has one, else word by word.
+    /// True when `word` is one of them: through the list's [`ListTable`]
+    /// when it has one, else word by word.
     pub fn contains(self, word: &str) -> bool {
-        match self {
-            Words::Parsed(v) => v.iter().any(|w| w == word),
-            Words::Packed { text, lists, list } => {
-                if let Some(found) = ListTable::contains(text, lists, list, word) {
-                    return found;
-                }
-                Words::in_order(text, lists, list, word)
-            }
+        let Words { text, lists, list } = self;
+        if let Some(found) = ListTable::contains(text, lists, list, word) {
+            return found;
         }
-    }
-
-    /// [`Words::contains`] for a packed list without a table: each word in
-    /// turn.
-    fn in_order(text: &str, lists: &[u8], list: List, word: &str) -> bool {
         (0..list.1 as usize).any(|i| item_is(text, lists, list.0 as usize + i, word))
     }
 
@@ -879,59 +855,10 @@ impl<'a> Words<'a> {
     }
 
     fn get(self, i: usize) -> Option<&'a str> {
-        match self {
-            Words::Parsed(v) => v.get(i).map(String::as_str),
-            Words::Packed { text, lists, list } => {
-                if i >= list.1 as usize {
-                    return None;
-                }
-                text_at(text, span_at(lists, list.0 as usize + i)?)
-            }
+        if i >= self.list.1 as usize {
+            return None;
         }
-    }
-}
-
-impl CommandsFile {
-    /// The file with its text borrowed.
-    pub fn view(&self) -> CommandsView<'_> {
-        CommandsView {
-            command: self
-                .command
-                .iter()
-                .map(|(path, spec)| {
-                    let view = SpecView {
-                        value_flags: Words::Parsed(&spec.value_flags),
-                        long_single_dash: spec.long_single_dash,
-                        pattern_operand: spec.pattern_operand,
-                        ignore_flags: Words::Parsed(&spec.ignore_flags),
-                        alias: spec.alias.as_deref(),
-                        help: Words::Parsed(&spec.help),
-                    };
-                    (path.as_str(), view)
-                })
-                .collect(),
-            wrapper: self
-                .wrapper
-                .iter()
-                .map(|w| WrapperView {
-                    names: Words::Parsed(&w.names),
-                    value_flags: Words::Parsed(&w.value_flags),
-                    skip_positionals: w.skip_positionals,
-                    assignments: w.assignments,
-                    keeps_safe: w.keeps_safe,
-                    joins: w.joins,
-                    lookup_flags: Words::Parsed(&w.lookup_flags),
-                    unsafe_flags: Words::Parsed(&w.unsafe_flags),
-                    string_flag: w.string_flag.as_deref(),
-                    split_flag: w.split_flag.as_deref(),
-                })
-                .collect(),
-            shape: self
-                .shape
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect(),
-        }
+        text_at(self.text, span_at(self.lists, self.list.0 as usize + i)?)
     }
 }
 
@@ -954,7 +881,7 @@ mod tests {
         assert_eq!(bundle.str(id), Some("rm-recursive"));
         assert_eq!(list(words), Some(vec!["rm", "unlink", "é"]));
         assert_eq!(list(empty), Some(vec![]));
-        let packed = Words::Packed {
+        let packed = Words {
             text: &p.text,
             lists: &p.lists,
             list: words,
@@ -963,14 +890,10 @@ mod tests {
         assert_eq!(packed.first(), Some("rm"));
         for (word, found) in [("rm", true), ("é", true), ("unlink", true), ("r", false)] {
             assert_eq!(packed.contains(word), found, "{word}");
-            assert_eq!(
-                Words::Parsed(&["rm".into(), "é".into()]).contains(word),
-                word != "unlink" && found
-            );
         }
         assert!(!packed.contains("rm-recursive") && !packed.contains(""));
         // A list or a span that lies outside the bundle finds nothing.
-        let outside = |list| Words::Packed {
+        let outside = |list| Words {
             text: &p.text,
             lists: &p.lists,
             list,
@@ -978,7 +901,7 @@ mod tests {
         assert!(!outside((0, 99)).contains("rm-recursive"));
         let mut bad_span = p.lists.clone();
         bad_span[8..12].copy_from_slice(&1000u32.to_le_bytes());
-        let damaged = Words::Packed {
+        let damaged = Words {
             text: &p.text,
             lists: &bad_span,
             list: words,
@@ -1006,7 +929,7 @@ mod tests {
             })
             .collect();
         let twice = p.list(&["-x", "-y", "-x", "-z", "-w"]);
-        let words = |list| Words::Packed {
+        let words = |list| Words {
             text: &p.text,
             lists: &p.lists,
             list,
@@ -1030,7 +953,7 @@ mod tests {
         let mut damaged = p.lists.clone();
         let at = (twice.0 as usize - ListTable::ITEMS) * 8;
         damaged[at..at + ListTable::SLOTS].fill(200);
-        let damaged = Words::Packed {
+        let damaged = Words {
             text: &p.text,
             lists: &damaged,
             list: twice,
@@ -1083,32 +1006,31 @@ mod tests {
         fn words<'w>(w: &Words<'w>) -> Vec<&'w str> {
             w.iter().collect()
         }
-        let expected = file.view();
-        assert_eq!(view.command.len(), expected.command.len());
-        for ((name, got), (want_name, want)) in view.command.iter().zip(&expected.command) {
-            assert_eq!(name, want_name);
-            assert_eq!(words(&got.value_flags), words(&want.value_flags), "{name}");
-            assert_eq!(
-                words(&got.ignore_flags),
-                words(&want.ignore_flags),
-                "{name}"
-            );
-            assert_eq!(words(&got.help), words(&want.help), "{name}");
+        assert_eq!(view.command.len(), file.command.len());
+        for ((name, got), (want_name, want)) in view.command.iter().zip(&file.command) {
+            assert_eq!(*name, want_name.as_str());
+            assert_eq!(words(&got.value_flags), want.value_flags, "{name}");
+            assert_eq!(words(&got.ignore_flags), want.ignore_flags, "{name}");
+            assert_eq!(words(&got.help), want.help, "{name}");
             assert_eq!(
                 (got.long_single_dash, got.pattern_operand, got.alias),
-                (want.long_single_dash, want.pattern_operand, want.alias),
+                (
+                    want.long_single_dash,
+                    want.pattern_operand,
+                    want.alias.as_deref()
+                ),
                 "{name}"
             );
         }
         assert_eq!(view.wrapper.len(), 2);
-        for (got, want) in view.wrapper.iter().zip(&expected.wrapper) {
+        for (got, want) in view.wrapper.iter().zip(&file.wrapper) {
             for (g, w) in [
                 (&got.names, &want.names),
                 (&got.value_flags, &want.value_flags),
                 (&got.lookup_flags, &want.lookup_flags),
                 (&got.unsafe_flags, &want.unsafe_flags),
             ] {
-                assert_eq!(words(g), words(w));
+                assert_eq!(words(g), *w);
             }
             assert_eq!(
                 (
@@ -1124,8 +1046,8 @@ mod tests {
                     want.assignments,
                     want.keeps_safe,
                     want.joins,
-                    want.string_flag,
-                    want.split_flag
+                    want.string_flag.as_deref(),
+                    want.split_flag.as_deref()
                 )
             );
         }
