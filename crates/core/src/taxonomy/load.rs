@@ -507,14 +507,27 @@ fn validate_rule(
             return Err(err(field, format!("invalid regex: {e}")));
         }
     }
-    // A deferred entry keeps its raw form for pattern generation, which
-    // reads only the shape fields (and the command words, kept by the rule):
-    // the rest moves out without a copy.
+    // A deferred entry keeps its shape, encoded as build.rs encodes an
+    // embedded one, for pattern generation, which reads only the shape
+    // fields (and the command words, kept by the rule): the rest moves out
+    // without a copy.
     let mut raw = raw;
     let (examples, near_misses) = (
         std::mem::take(&mut raw.examples),
         std::mem::take(&mut raw.near_misses),
     );
+    let deferred = match deferred {
+        Some(()) => Some(Deferred(Cow::Owned(postcard::to_allocvec(&raw).map_err(
+            |e| TaxonomyError::Entry {
+                file: file.to_string(),
+                line,
+                id: raw.id.clone(),
+                field: "command".into(),
+                message: format!("the entry cannot be encoded: {e}"),
+            },
+        )?))),
+        None => None,
+    };
     Ok(Rule {
         id: Cow::Owned(std::mem::take(&mut raw.id)),
         category: Cow::Owned(std::mem::take(&mut raw.category)),
@@ -530,7 +543,7 @@ fn validate_rule(
         examples,
         near_misses,
         compiled,
-        deferred: deferred.map(|()| Deferred::Raw(Box::new(raw))),
+        deferred,
     })
 }
 
@@ -601,6 +614,44 @@ near_misses = ["x list"]
     fn good_file_loads() {
         let tax = load_one(GOOD).map_err(|e| e.to_string());
         assert_eq!(tax.map(|t| t.rules().len()), Ok(1));
+    }
+
+    /// Entries built without checking their patterns keep their shapes
+    /// encoded and generate, on first use, the patterns a checked build
+    /// generates at once.
+    #[test]
+    fn deferred_entries_generate_the_checked_patterns() {
+        let sources = embedded_sources();
+        let parse = || -> Vec<SourceFile<'_>> {
+            sources
+                .iter()
+                .filter_map(|(path, text)| {
+                    let parsed = if path == COMMANDS_FILE {
+                        ParsedFile::Commands(toml::from_str(text).ok()?)
+                    } else if path.starts_with(RULES_DIR) {
+                        ParsedFile::Rules(toml::from_str(text).ok()?)
+                    } else {
+                        return None;
+                    };
+                    Some(SourceFile {
+                        path: path.clone(),
+                        text,
+                        parsed,
+                    })
+                })
+                .collect()
+        };
+        let checked = build(parse(), true).unwrap_or_else(|e| panic!("{e}"));
+        let deferred = build(parse(), false).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(checked.rules().len(), deferred.rules().len());
+        let mut waiting = 0;
+        for (c, d) in checked.rules().iter().zip(deferred.rules()) {
+            waiting += usize::from(d.deferred.is_some() && d.compiled.get().is_none());
+            let want = c.compiled(&checked.shapes).map(|p| format!("{p:?}"));
+            let got = d.compiled(&deferred.shapes).map(|p| format!("{p:?}"));
+            assert_eq!(got, want, "{}", c.id);
+        }
+        assert!(waiting > 100, "{waiting} entries were deferred");
     }
 
     #[test]

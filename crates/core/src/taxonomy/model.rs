@@ -54,17 +54,12 @@ impl Rule {
     pub fn compiled(&self, shapes: &BTreeMap<String, String>) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| {
-                let decoded;
-                let raw = match &self.deferred {
-                    Some(Deferred::Raw(raw)) => raw.as_ref(),
-                    Some(Deferred::Encoded(bytes)) => {
-                        decoded = postcard::from_bytes::<RawRule>(bytes)
-                            .map_err(|e| format!("entry `{}` does not decode: {e}", self.id))?;
-                        &decoded
-                    }
-                    None => return Err(format!("entry `{}` has no pattern", self.id)),
+                let Some(Deferred(bytes)) = &self.deferred else {
+                    return Err(format!("entry `{}` has no pattern", self.id));
                 };
-                super::generate::structured(&self.commands, raw, shapes)
+                let raw = postcard::from_bytes::<RawRule>(bytes)
+                    .map_err(|e| format!("entry `{}` does not decode: {e}", self.id))?;
+                super::generate::structured(&self.commands, &raw, shapes)
                     .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
             })
             .as_ref()
@@ -72,14 +67,12 @@ impl Rule {
     }
 }
 
-/// A structured entry's shape, kept until its pattern is first generated.
+/// A structured entry's shape, kept until its pattern is first generated:
+/// the whole entry as written (examples left out) in postcard form, as
+/// `build.rs` encodes it into the binary and the loader encodes an entry
+/// read from a file.
 #[derive(Clone, Debug)]
-pub(crate) enum Deferred {
-    /// As read from a TOML file.
-    Raw(Box<RawRule>),
-    /// As `build.rs` encoded it into the binary (postcard), decoded on use.
-    Encoded(&'static [u8]),
-}
+pub(crate) struct Deferred(pub(crate) Cow<'static, [u8]>);
 
 /// A command's or wrapper's options of one kind: a list of words packed
 /// as `build.rs` packs the embedded taxonomy's, read in place:
@@ -446,7 +439,7 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
                     }));
                     None
                 }
-                None => Some(Deferred::Encoded(shape)),
+                None => Some(Deferred(Cow::Borrowed(shape))),
             };
             let mut commands = Vec::with_capacity(r.command.1 as usize);
             for word in bundle.words(r.command) {
