@@ -1059,7 +1059,19 @@ pub fn expand_names(names: &[String]) -> Result<Vec<String>, SpecError> {
         for word in name.split(' ') {
             let forms =
                 word_prefixes(word).map_err(|why| err("names", format!("`{name}`: {why}")))?;
-            let mut next = Vec::with_capacity(spellings.len() * forms.len());
+            // (Words of many abbreviations multiply: stop before their
+            // spellings outgrow what an index can number.)
+            let count = spellings.len().saturating_mul(forms.len());
+            if count > MAX_NAMES {
+                return Err(err(
+                    "names",
+                    format!(
+                        "`{name}` spells more than {MAX_NAMES} names with its abbreviations: \
+                         give fewer words a `[...]`"
+                    ),
+                ));
+            }
+            let mut next = Vec::with_capacity(count);
             for s in &spellings {
                 for f in &forms {
                     let mut joined = s.clone();

@@ -139,8 +139,9 @@ impl Specs {
                             id: id.clone(),
                             field: "names".into(),
                             message: format!(
-                                "the specs name more than {} commands and subcommand \
-                                 paths, more than their index can number: remove some",
+                                "with this entry the spec files name more than {} commands \
+                                 and subcommand paths (each abbreviation counted), more than \
+                                 their index can number: remove names from any spec file",
                                 format::MAX_NAMES
                             ),
                         });
@@ -418,6 +419,32 @@ mod tests {
                     ("specs/many.toml", 6, "c1", "names")
                 );
                 assert!(message.contains("65534"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // One name whose abbreviations multiply past the limit is refused
+        // as it is spelt out, not after.
+        let word = "a[bcdefghijklmnop]";
+        let name = format!("zzq {}", vec![word; 7].join(" "));
+        let text = format!(
+            "[[command]]\nnames = [{name:?}]\ncategory = \"fs-read\"\nreason = \"reads\"\n"
+        );
+        match Specs::load(&[("specs/wide.toml".to_string(), text)]) {
+            Err(TaxonomyError::Entry {
+                file,
+                line,
+                field,
+                message,
+                ..
+            }) => {
+                assert_eq!(
+                    (file.as_str(), line, field.as_str()),
+                    ("specs/wide.toml", 1, "names")
+                );
+                assert!(
+                    message.contains("spells more than 65534 names"),
+                    "{message}"
+                );
             }
             other => panic!("{other:?}"),
         }
