@@ -475,6 +475,8 @@ fn write_specs(root: &Path) {
         .unwrap_or_else(|e| panic!("taxonomy/: the spec files cannot be listed: {e}"));
     let mut specs: Vec<Vec<u8>> = Vec::new();
     let mut names: Vec<(String, u32)> = Vec::new();
+    // Where each name was first given, as the loader reports a repeat.
+    let mut first: std::collections::HashMap<String, String> = Default::default();
     for (rel, path) in &files {
         if !rel.starts_with("specs/") {
             continue;
@@ -492,6 +494,9 @@ fn write_specs(root: &Path) {
             });
             let index = u32::try_from(specs.len()).unwrap_or(u32::MAX);
             for n in spec.names.iter() {
+                if let Some(prev) = first.insert(n.to_string(), format!("{rel}:{line}")) {
+                    panic!("taxonomy/{rel}:{line}: duplicate id `{n}` (first defined in {prev})");
+                }
                 names.push((n.to_string(), index));
             }
             specs.push(postcard::to_allocvec(&spec).unwrap_or_else(|e| {
@@ -500,8 +505,6 @@ fn write_specs(root: &Path) {
             }));
         }
     }
-    names.sort();
-    names.dedup_by(|a, b| a.0 == b.0);
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_else(|_| ".".into()));
     let index = spec_format::SpecIndexParts::lay_out(&names, &specs);
     write_out(&out.join("spec_bodies.postcard"), index.bodies());

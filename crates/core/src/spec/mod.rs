@@ -425,7 +425,7 @@ mod tests {
         // One name whose abbreviations multiply past the limit is refused
         // as it is spelt out, not after.
         let word = "a[bcdefghijklmnop]";
-        let name = format!("zzq {}", vec![word; 7].join(" "));
+        let name = format!("zzq {}", [word; 7].join(" "));
         let text = format!(
             "[[command]]\nnames = [{name:?}]\ncategory = \"fs-read\"\nreason = \"reads\"\n"
         );
