@@ -284,6 +284,9 @@ fn load_commands<'a>(
 ) -> Result<(), TaxonomyError> {
     let own = |s: &'a str| keep.text(s);
     let set = |words: Words<'a>| keep.flags(words);
+    if check_patterns {
+        check_command_words(file, text, parsed)?;
+    }
     for (name, re) in &parsed.shape {
         if !check_patterns {
             break;
@@ -358,6 +361,87 @@ fn load_commands<'a>(
         }
     }
     Ok(())
+}
+
+/// Refuses words of `commands.toml` that would be silently ignored: an
+/// empty word in a list (no command line holds one as an option or a
+/// command name), and a wrapper name given twice (the later wrapper would
+/// take the name from the earlier one).
+fn check_command_words(
+    file: &str,
+    text: &str,
+    parsed: &CommandsView<'_>,
+) -> Result<(), TaxonomyError> {
+    let refuse = |line: usize, id: String, field: &str, message: String| TaxonomyError::Entry {
+        file: file.to_string(),
+        line,
+        id,
+        field: field.to_string(),
+        message,
+    };
+    let empty = "an empty word: no command line holds one; remove it";
+    for (path, spec) in &parsed.command {
+        for (field, words) in [
+            ("value_flags", spec.value_flags),
+            ("ignore_flags", spec.ignore_flags),
+            ("help", spec.help),
+        ] {
+            if words.iter().any(str::is_empty) {
+                let line = line_of_table(text, &format!("[command.{path}]"))
+                    .or_else(|| line_of_table(text, &format!("[command.\"{path}\"]")))
+                    .unwrap_or(0);
+                return Err(refuse(line, format!("command.{path}"), field, empty.into()));
+            }
+        }
+    }
+    let mut named: FxHashMap<&str, usize> = FxHashMap::default();
+    for (k, wrapper) in parsed.wrapper.iter().enumerate() {
+        // The line of this wrapper's `[[wrapper]]`.
+        let line = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim() == "[[wrapper]]")
+            .nth(k)
+            .map_or(0, |(i, _)| i + 1);
+        let id = wrapper.names.first().unwrap_or("wrapper").to_string();
+        for (field, words) in [
+            ("names", wrapper.names),
+            ("value_flags", wrapper.value_flags),
+            ("lookup_flags", wrapper.lookup_flags),
+            ("unsafe_flags", wrapper.unsafe_flags),
+        ] {
+            if words.iter().any(str::is_empty) {
+                return Err(refuse(line, id, field, empty.into()));
+            }
+        }
+        for (field, flag) in [
+            ("string_flag", wrapper.string_flag),
+            ("split_flag", wrapper.split_flag),
+        ] {
+            if flag == Some("") {
+                return Err(refuse(line, id, field, empty.into()));
+            }
+        }
+        for name in wrapper.names.iter() {
+            if let Some(first) = named.insert(name, line) {
+                return Err(refuse(
+                    line,
+                    id,
+                    "names",
+                    format!(
+                        "the wrapper name `{name}` is given twice (first at line {first}): \
+                         keep it in one wrapper"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The 1-based line of a table's header, if the text has it.
+fn line_of_table(text: &str, header: &str) -> Option<usize> {
+    text.lines().position(|l| l.trim() == header).map(|i| i + 1)
 }
 
 fn line_of_key(text: &str, key: &str) -> usize {
@@ -652,6 +736,59 @@ near_misses = ["x list"]
             assert_eq!(got, want, "{}", c.id);
         }
         assert!(waiting > 100, "{waiting} entries were deferred");
+    }
+
+    /// Words of `commands.toml` that would be ignored unseen are refused,
+    /// naming the table's line and the field.
+    #[test]
+    fn empty_words_and_repeated_wrapper_names_are_refused() {
+        let load = |commands: &str| {
+            load_sources(&[(COMMANDS_FILE.to_string(), commands.to_string())])
+                .map(|_| ())
+                .map_err(|e| match e {
+                    TaxonomyError::Entry {
+                        line,
+                        id,
+                        field,
+                        message,
+                        ..
+                    } => (line, id, field, message),
+                    other => panic!("{other}"),
+                })
+        };
+        let refused = |commands: &str| match load(commands) {
+            Err((line, id, field, _)) => (line, id, field),
+            Ok(()) => panic!("loaded: {commands}"),
+        };
+        let at = |line: usize, id: &str, field: &str| (line, id.to_string(), field.to_string());
+        let r = refused("# conventions\n[command.git]\nvalue_flags = [\"-C\", \"\"]\n");
+        assert_eq!(r, at(2, "command.git", "value_flags"));
+        let r = refused("[command.ls]\n\n[command.\"git log\"]\nhelp = [\"\"]\n");
+        assert_eq!(r, at(3, "command.git log", "help"));
+        let r = refused("[[wrapper]]\nnames = [\"nice\"]\nvalue_flags = [\"-n\", \"\"]\n");
+        assert_eq!(r, at(1, "nice", "value_flags"));
+        let r = refused("[[wrapper]]\nnames = [\"sh\"]\nstring_flag = \"\"\n");
+        assert_eq!(r, at(1, "sh", "string_flag"));
+        let twice =
+            "[[wrapper]]\nnames = [\"sudo\"]\n\n[[wrapper]]\nnames = [\"doas\", \"sudo\"]\n";
+        match load(twice) {
+            Err((line, id, field, message)) => {
+                assert_eq!((line, id.as_str(), field.as_str()), (4, "doas", "names"));
+                assert!(
+                    message.contains("`sudo` is given twice (first at line 1)"),
+                    "{message}"
+                );
+            }
+            Ok(()) => panic!("loaded a name twice"),
+        }
+        // Near misses: the same words, each once and none empty.
+        assert_eq!(
+            load(
+                "[command.git]\nvalue_flags = [\"-C\"]\n[[wrapper]]\nnames = [\"sudo\"]\n\
+                  [[wrapper]]\nnames = [\"doas\"]\nstring_flag = \"-c\"\n"
+            ),
+            Ok(())
+        );
     }
 
     #[test]
