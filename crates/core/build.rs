@@ -485,7 +485,7 @@ fn write_specs(root: &Path) {
             .unwrap_or_else(|e| panic!("taxonomy/{rel}: cannot be read: {e}"));
         let file = toml::from_str::<spec_format::SpecFile>(&text)
             .unwrap_or_else(|e| panic!("taxonomy/{rel}: not a valid spec file: {e}"));
-        let lines = spec_format::table_lines(&text);
+        let lines = spec_format::table_lines(&text, "command");
         for (k, raw) in file.command.iter().enumerate() {
             let line = lines.get(k).copied().unwrap_or(0);
             let spec = spec_format::compile(raw, rel, line).unwrap_or_else(|e| {

@@ -1124,11 +1124,13 @@ fn owned(words: &[String]) -> WordList<'static> {
     WordList::of(words)
 }
 
-/// The line of each `[[command]]` table of a file, in order.
-pub fn table_lines(text: &str) -> Vec<u32> {
+/// The line of each `[[name]]` table of a file, in order (a spec file's
+/// `[[command]]`s, `commands.toml`'s `[[wrapper]]`s).
+pub fn table_lines(text: &str, name: &str) -> Vec<u32> {
+    let header = format!("[[{name}]]");
     text.lines()
         .enumerate()
-        .filter(|(_, l)| l.trim() == "[[command]]")
+        .filter(|(_, l)| l.trim() == header)
         .map(|(i, _)| u32::try_from(i + 1).unwrap_or(u32::MAX))
         .collect()
 }

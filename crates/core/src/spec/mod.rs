@@ -119,7 +119,7 @@ impl Specs {
                     file: file.clone(),
                     message: e.to_string(),
                 })?;
-            let lines = format::table_lines(text);
+            let lines = format::table_lines(text, "command");
             for (k, raw) in parsed.command.iter().enumerate() {
                 let line = lines.get(k).copied().unwrap_or(0);
                 let id = raw.names.first().cloned().unwrap_or_default();

@@ -387,22 +387,18 @@ fn check_command_words(
             ("help", spec.help),
         ] {
             if words.iter().any(str::is_empty) {
-                let line = line_of_table(text, &format!("[command.{path}]"))
-                    .or_else(|| line_of_table(text, &format!("[command.\"{path}\"]")))
-                    .unwrap_or(0);
+                let line = match line_of_key(text, &format!("[command.{path}]")) {
+                    0 => line_of_key(text, &format!("[command.\"{path}\"]")),
+                    line => line,
+                };
                 return Err(refuse(line, format!("command.{path}"), field, empty.into()));
             }
         }
     }
+    let wrapper_lines = crate::spec::format::table_lines(text, "wrapper");
     let mut named: FxHashMap<&str, usize> = FxHashMap::default();
     for (k, wrapper) in parsed.wrapper.iter().enumerate() {
-        // The line of this wrapper's `[[wrapper]]`.
-        let line = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.trim() == "[[wrapper]]")
-            .nth(k)
-            .map_or(0, |(i, _)| i + 1);
+        let line = wrapper_lines.get(k).map_or(0, |&l| l as usize);
         let id = wrapper.names.first().unwrap_or("wrapper").to_string();
         for (field, words) in [
             ("names", wrapper.names),
@@ -437,11 +433,6 @@ fn check_command_words(
         }
     }
     Ok(())
-}
-
-/// The 1-based line of a table's header, if the text has it.
-fn line_of_table(text: &str, header: &str) -> Option<usize> {
-    text.lines().position(|l| l.trim() == header).map(|i| i + 1)
 }
 
 fn line_of_key(text: &str, key: &str) -> usize {
