@@ -123,10 +123,7 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
                 let mut packer = Packer::default();
                 packer.commands(&c);
                 let records = packer.commands.take().unwrap_or_default();
-                let lists = Arc::new(LoadedLists {
-                    text: std::mem::take(&mut packer.text),
-                    lists: std::mem::take(&mut packer.lists),
-                });
+                let lists = Arc::new(LoadedLists::from(packer));
                 let bundle = Bundle {
                     text: &lists.text,
                     lists: &lists.lists,

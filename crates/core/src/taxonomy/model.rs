@@ -114,6 +114,16 @@ pub(crate) struct LoadedLists {
     pub(crate) lists: Vec<u8>,
 }
 
+impl From<Packer> for LoadedLists {
+    /// The packer's text and lists (its records, if any, are dropped).
+    fn from(packer: Packer) -> LoadedLists {
+        LoadedLists {
+            text: packer.text,
+            lists: packer.lists,
+        }
+    }
+}
+
 impl Flags {
     /// A list of the embedded taxonomy's, read in place.
     pub(crate) fn embedded(words: Words<'static>) -> Flags {
@@ -177,11 +187,7 @@ impl FromIterator<Cow<'static, str>> for Flags {
         let words: Vec<Cow<'static, str>> = iter.into_iter().collect();
         let mut packer = Packer::default();
         let list = packer.list(&words);
-        let lists = Arc::new(LoadedLists {
-            text: packer.text,
-            lists: packer.lists,
-        });
-        Flags::loaded(&lists, list)
+        Flags::loaded(&Arc::new(LoadedLists::from(packer)), list)
     }
 }
 
@@ -510,10 +516,7 @@ mod tests {
             let mut packer = Packer::default();
             packer.list(&["-a", "-b"]);
             let list = packer.list(&words);
-            let shared = Arc::new(LoadedLists {
-                text: packer.text,
-                lists: packer.lists,
-            });
+            let shared = Arc::new(LoadedLists::from(packer));
             assert_eq!(Flags::loaded(&shared, list), flags, "{n}");
             assert_ne!(Flags::loaded(&shared, (0, 2)), flags, "{n}");
         }
