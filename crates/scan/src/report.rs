@@ -189,38 +189,40 @@ pub fn push_record_with(
     if let Some(v) = md.and_then(|m| m.2) {
         field(out, b"\"reason\":", v);
     }
-    // The keys after `safety_label`, in order.
+    // The keys after `safety_label`, in order: the names but `job`, and
+    // the decision's `source`. Most records have none, and are closed by
+    // their label's piece.
     let source = extra.decision.map(|(_, source)| ("source", source));
-    let mut trailing: Vec<(&str, &str)> = names
-        .iter()
-        .filter(|(k, _)| *k != "job")
+    let after_label = || names.iter().filter(|(k, _)| *k != "job");
+    if source.is_none() && after_label().next().is_none() {
+        match md {
+            Some((.., class)) => label_closing(class).push_to(out),
+            None => close(out),
+        }
+        return;
+    }
+    let mut trailing: Vec<(&str, &str)> = after_label()
         .map(|(k, v)| (*k, v.as_str()))
         .chain(source)
         .collect();
     trailing.sort_by_key(|(k, _)| *k);
-    match md {
-        Some((.., class)) if trailing.is_empty() => label_closing(class).push_to(out),
-        Some((.., class)) => {
-            // The closing without its `}\n`, then the rest.
-            let closing = label_closing(class).as_bytes();
-            out.extend_from_slice(&closing[..closing.len() - 2]);
-            out.push(b',');
-            for (k, v) in trailing {
-                key_field(out, k, v);
-            }
-            out.pop();
-            out.extend_from_slice(b"}\n");
-        }
-        None => {
-            for (k, v) in trailing {
-                key_field(out, k, v);
-            }
-            // Every field ends with a comma; the last one's becomes the
-            // brace.
-            out.pop();
-            out.extend_from_slice(b"}\n");
-        }
+    if let Some((.., class)) = md {
+        // The closing without its `}\n`, then the rest.
+        let closing = label_closing(class).as_bytes();
+        out.extend_from_slice(&closing[..closing.len() - 2]);
+        out.push(b',');
     }
+    for (k, v) in trailing {
+        key_field(out, k, v);
+    }
+    close(out);
+}
+
+/// Ends a record whose fields each end with a comma: the last one's
+/// becomes the brace.
+fn close(out: &mut Vec<u8>) {
+    out.pop();
+    out.extend_from_slice(b"}\n");
 }
 
 /// A field whose key is only known at run time (a name's key).
