@@ -145,6 +145,7 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
     // Command files first (rules use their shapes), then rules in path order.
     // Where each id was first defined: (file, line).
     let mut seen: FxHashMap<String, (String, usize)> = FxHashMap::default();
+    let mut rules = Vec::new();
     for (file, text, parsed) in rule_files {
         let mut ids = IdLines::new(text);
         if let Some(raw) = parsed.safe.first() {
@@ -168,9 +169,10 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
             }
             seen.insert(raw.id.clone(), (file.clone(), line));
             let rule = validate_rule(&file, line, raw, &tax.shapes, check_patterns)?;
-            tax.rules_mut().push(rule);
+            rules.push(rule);
         }
     }
+    tax.set_rules(rules);
     Ok(tax)
 }
 
@@ -213,7 +215,7 @@ pub fn load_embedded_fast() -> Result<Taxonomy, TaxonomyError> {
         return Err(cut());
     }
     // Entries stay packed: a label reads the few fields it needs in place
-    // (`packed_entry`), and whole rules are built only on request.
+    // (`Taxonomy::entry`), and whole rules are built only on request.
     tax.set_packed(bundle);
     tax.specs = Arc::new(crate::spec::Specs::from_index(EMBEDDED_SPECS));
     tax.embedded = true;
@@ -658,6 +660,36 @@ mod tests {
         assert!(
             (0..count).any(|i| packed.entry_category(i) == Some(crate::guard_paths::GUARD_TAMPER))
         );
+        // The records a label reads are the whole rules' fields, whether
+        // build.rs packed them or the loader did.
+        for tax in [&packed, &loaded] {
+            assert_eq!(tax.rule_count(), count);
+            for (i, rule) in tax.rules().iter().enumerate() {
+                let label = tax.entry(i).unwrap_or_else(|| panic!("entry {i}"));
+                assert_eq!(
+                    (
+                        &label.id,
+                        label.blast_radius,
+                        &label.category,
+                        &label.reason
+                    ),
+                    (&rule.id, rule.blast_radius, &rule.category, &rule.reason),
+                    "entry {i}"
+                );
+                assert_eq!(tax.entry_radius(i), Some(rule.blast_radius), "entry {i}");
+            }
+            assert_eq!((tax.entry(count), tax.entry_radius(count)), (None, None));
+        }
+        let labels = |tax: &Taxonomy| (0..count).map(|i| tax.entry(i)).collect::<Vec<_>>();
+        assert_eq!(labels(&packed), labels(&loaded));
+        // Entries given whole are read as given: reversed, the first is
+        // the last.
+        let mut reversed = packed.clone();
+        reversed.set_rules(packed.rules().iter().rev().cloned().collect());
+        assert!(packed.has_embedded_entries() && !reversed.has_embedded_entries());
+        assert_eq!(reversed.entry(0), packed.entry(count - 1));
+        assert_eq!(reversed.entry(count - 1), packed.entry(0));
+        assert_eq!(reversed.rules()[0].id, packed.rules()[count - 1].id);
     }
 
     fn load_one(rule_toml: &str) -> Result<Taxonomy, TaxonomyError> {

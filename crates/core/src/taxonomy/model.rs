@@ -10,7 +10,7 @@ use serde::Serialize;
 use rustc_hash::FxHashSet;
 
 use super::generate::{Compiled, PostCheck, RuleKind};
-use super::schema::{Bundle, List, Packer, RawRule, RuleRecord, Words};
+use super::schema::{Bundle, List, Packer, RawRule, RuleRecord, Span, Words};
 use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
@@ -240,11 +240,8 @@ pub struct Wrapper {
 /// name, entries in file order).
 #[derive(Clone, Debug, Default)]
 pub struct Taxonomy {
-    /// Every rule (see [`Taxonomy::rules`]).
-    rules: Vec<Rule>,
-    /// For the embedded taxonomy: its packed entries, read in place until
-    /// something asks for whole [`Rule`]s (`rules` is empty meanwhile).
-    packed: Option<Arc<PackedEntries>>,
+    /// The entries: packed records that labels read, and whole rules.
+    entries: Arc<Entries>,
     /// Argument conventions keyed by command path (`git`, `gh run list`).
     pub commands: super::NameMap<CommandSpec>,
     /// Command paths that have longer paths below them (`gh`, `gh run`), so
@@ -265,12 +262,91 @@ pub struct Taxonomy {
     pub(crate) embedded: bool,
 }
 
-/// The embedded taxonomy's entries as `build.rs` packed them.
+/// A taxonomy's entries in one form for what labels read of them: packed
+/// records (a [`Bundle`]), which a label reads field by field without
+/// building the entry. Only where they are kept differs.
 #[derive(Debug)]
-pub(crate) struct PackedEntries {
-    pub(crate) bundle: Bundle<'static>,
-    /// The entries built whole, on first request.
-    pub(crate) built: OnceLock<Vec<Rule>>,
+enum Entries {
+    /// The embedded taxonomy's, as `build.rs` packed them into the binary;
+    /// whole rules are built from the records on first request.
+    Embedded {
+        bundle: Bundle<'static>,
+        built: OnceLock<Vec<Rule>>,
+    },
+    /// Entries loaded from files (or given whole): their records, packed
+    /// at load as `build.rs` packs the embedded ones, beside the whole
+    /// rules, which keep what the records leave out (examples, near
+    /// misses, checked patterns).
+    Loaded { packer: Packer, rules: Vec<Rule> },
+}
+
+impl Default for Entries {
+    fn default() -> Entries {
+        Entries::loaded(Vec::new())
+    }
+}
+
+impl Entries {
+    /// Whole rules, packed for their labels to be read as the embedded
+    /// ones are.
+    fn loaded(rules: Vec<Rule>) -> Entries {
+        let mut packer = Packer::default();
+        let mut run: Option<(&str, u32)> = None;
+        for rule in &rules {
+            match &mut run {
+                Some((file, count)) if *file == rule.file.as_ref() => *count += 1,
+                _ => {
+                    if let Some((file, count)) = run.take() {
+                        let path = packer.span(file);
+                        packer.rule_files.push((path, count));
+                    }
+                    run = Some((rule.file.as_ref(), 1));
+                }
+            }
+            let record = RuleRecord {
+                line: crate::le_words::u32_of(rule.line),
+                kind: rule.kind,
+                id: packer.span(&rule.id),
+                category: packer.span(&rule.category),
+                blast_radius: Some(packer.span(rule.blast_radius.as_str())),
+                reason: packer.span(&rule.reason),
+                command: packer.list(&rule.commands),
+                pattern: match rule.compiled.get() {
+                    Some(Ok(c)) if rule.kind != RuleKind::Command => Some(packer.span(&c.pattern)),
+                    _ => None,
+                },
+                raw: match &rule.deferred {
+                    Some(Deferred(shape)) => packer.shape(shape),
+                    None => packer.shape(&[]),
+                },
+            };
+            packer.rule(record);
+        }
+        if let Some((file, count)) = run {
+            let path = packer.span(file);
+            packer.rule_files.push((path, count));
+        }
+        Entries::Loaded { packer, rules }
+    }
+
+    /// The records, wherever they are kept.
+    fn bundle(&self) -> Bundle<'_> {
+        match self {
+            Entries::Embedded { bundle, .. } => *bundle,
+            Entries::Loaded { packer, .. } => packer.bundle(),
+        }
+    }
+
+    /// A string of the records' text as a label holds it: borrowed from
+    /// the binary, or copied from a loaded taxonomy's text.
+    fn label_text(&self, span: Span) -> Option<Cow<'static, str>> {
+        match self {
+            Entries::Embedded { bundle, .. } => bundle.str(span).map(Cow::Borrowed),
+            Entries::Loaded { packer, .. } => {
+                packer.bundle().str(span).map(|s| Cow::Owned(s.into()))
+            }
+        }
+    }
 }
 
 /// What a label needs of one entry, read without building the entry.
@@ -289,17 +365,23 @@ pub struct EntryLabel {
 impl Taxonomy {
     /// A taxonomy over the embedded taxonomy's packed entries.
     pub(crate) fn set_packed(&mut self, bundle: Bundle<'static>) {
-        self.rules = Vec::new();
-        self.packed = Some(Arc::new(PackedEntries {
+        self.entries = Arc::new(Entries::Embedded {
             bundle,
             built: OnceLock::new(),
-        }));
+        });
+    }
+
+    /// Replaces the entries with `rules`, whole (the taxonomy stops being
+    /// the embedded one: the automata `build.rs` compiled no longer
+    /// answer for it unless its entries are the same).
+    pub fn set_rules(&mut self, rules: Vec<Rule>) {
+        self.entries = Arc::new(Entries::loaded(rules));
     }
 
     /// True while the entries are the embedded taxonomy's, unchanged: the
     /// automata `build.rs` compiled from the same bundle fit them.
-    pub(crate) fn is_packed(&self) -> bool {
-        self.packed.is_some()
+    pub(crate) fn has_embedded_entries(&self) -> bool {
+        matches!(*self.entries, Entries::Embedded { .. })
     }
 
     /// True for the taxonomy embedded in the binary.
@@ -315,44 +397,27 @@ impl Taxonomy {
     /// cause, this is empty; labels read entries one by one and fail
     /// closed.)
     pub fn rules(&self) -> &[Rule] {
-        match &self.packed {
-            Some(p) => p
-                .built
-                .get_or_init(|| unpack_rules(&p.bundle).unwrap_or_default()),
-            None => &self.rules,
+        match &*self.entries {
+            Entries::Embedded { bundle, built } => {
+                built.get_or_init(|| unpack_rules(bundle).unwrap_or_default())
+            }
+            Entries::Loaded { rules, .. } => rules,
         }
-    }
-
-    /// The rules, to change (the taxonomy stops being the packed one).
-    pub fn rules_mut(&mut self) -> &mut Vec<Rule> {
-        if let Some(p) = self.packed.take() {
-            self.rules = unpacked(&p);
-        }
-        &mut self.rules
     }
 
     /// How many rules there are.
     pub fn rule_count(&self) -> usize {
-        match &self.packed {
-            Some(p) => p.bundle.rule_count(),
-            None => self.rules.len(),
-        }
+        self.entries.bundle().rule_count()
     }
 
     /// Entry `i`'s blast radius.
     pub fn entry_radius(&self, i: usize) -> Option<BlastRadius> {
-        match &self.packed {
-            Some(p) => packed_radius(&p.bundle, i),
-            None => self.rules.get(i).map(|r| r.blast_radius),
-        }
+        BlastRadius::parse(self.entries.bundle().rule_radius(i)??)
     }
 
     /// Entry `i`'s category.
     pub fn entry_category(&self, i: usize) -> Option<&str> {
-        match &self.packed {
-            Some(p) => p.bundle.rule_category(i),
-            None => self.rules.get(i).map(|r| r.category.as_ref()),
-        }
+        self.entries.bundle().rule_category(i)
     }
 
     /// Entry `i`'s category and reason, as a label holds them.
@@ -360,29 +425,22 @@ impl Taxonomy {
         &self,
         i: usize,
     ) -> Option<(Cow<'static, str>, Cow<'static, str>)> {
-        match &self.packed {
-            Some(p) => p
-                .bundle
-                .rule_category_reason(i)
-                .map(|(c, r)| (Cow::Borrowed(c), Cow::Borrowed(r))),
-            None => self
-                .rules
-                .get(i)
-                .map(|r| (r.category.clone(), r.reason.clone())),
-        }
+        let r = self.entries.bundle().rules.get(i)?;
+        let text = |span| self.entries.label_text(span);
+        Some((text(r.category)?, text(r.reason)?))
     }
 
     /// What a label needs of entry `i`.
     pub fn entry(&self, i: usize) -> Option<EntryLabel> {
-        match &self.packed {
-            Some(p) => packed_entry(&p.bundle, i),
-            None => self.rules.get(i).map(|r| EntryLabel {
-                id: r.id.clone(),
-                blast_radius: r.blast_radius,
-                category: r.category.clone(),
-                reason: r.reason.clone(),
-            }),
-        }
+        let bundle = self.entries.bundle();
+        let r = bundle.rules.get(i)?;
+        let text = |span| self.entries.label_text(span);
+        Some(EntryLabel {
+            id: text(r.id)?,
+            blast_radius: record_radius(&bundle, r)?,
+            category: text(r.category)?,
+            reason: text(r.reason)?,
+        })
     }
 
     /// The rule with the given id.
@@ -396,14 +454,6 @@ impl Taxonomy {
         cats.sort_unstable();
         cats.dedup();
         cats
-    }
-}
-
-/// The packed entries built whole (a copy when others share them).
-fn unpacked(p: &PackedEntries) -> Vec<Rule> {
-    match p.built.get() {
-        Some(rules) => rules.clone(),
-        None => unpack_rules(&p.bundle).unwrap_or_default(),
     }
 }
 
@@ -472,24 +522,8 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
 
 /// An entry's blast radius, from its whole record (`None` when it names
 /// none that parses).
-fn record_radius(bundle: &Bundle<'static>, r: &RuleRecord) -> Option<BlastRadius> {
+fn record_radius(bundle: &Bundle<'_>, r: &RuleRecord) -> Option<BlastRadius> {
     BlastRadius::parse(bundle.str(r.blast_radius?)?)
-}
-
-/// Embedded entry `i`'s blast radius, read alone from its record.
-fn packed_radius(bundle: &Bundle<'static>, i: usize) -> Option<BlastRadius> {
-    BlastRadius::parse(bundle.rule_radius(i)??)
-}
-
-/// What a label needs of packed entry `i`, borrowed from the binary.
-fn packed_entry(bundle: &Bundle<'static>, i: usize) -> Option<EntryLabel> {
-    let (r, _) = bundle.rule(i)?;
-    Some(EntryLabel {
-        id: Cow::Borrowed(bundle.str(r.id)?),
-        blast_radius: record_radius(bundle, r)?,
-        category: Cow::Borrowed(bundle.str(r.category)?),
-        reason: Cow::Borrowed(bundle.str(r.reason)?),
-    })
 }
 
 #[cfg(test)]

@@ -345,7 +345,6 @@ impl CommandRecordsBuf {
 /// `commands.toml` read at run time with it too, to read it as it reads
 /// the embedded one.
 #[derive(Debug, Default)]
-#[allow(dead_code)] // the entries' fields: only build.rs packs entries
 pub struct Packer {
     /// See [`Bundle::files_seen`].
     pub files_seen: usize,
@@ -363,7 +362,6 @@ pub struct Packer {
     pub raws: Vec<u8>,
 }
 
-#[allow(dead_code)] // the entries' methods and the Rust writer: build.rs's
 impl Packer {
     /// Stores a string.
     pub fn span(&mut self, s: &str) -> Span {
@@ -462,6 +460,7 @@ impl Packer {
     /// crate to include from the build's output directory, where `text`,
     /// `lists` and `raws` name the files [`Packer::text`], [`Packer::lists`]
     /// and [`Packer::raws`] were written to.
+    #[allow(dead_code)] // build.rs's: the crate includes what it wrote
     pub fn to_rust(&self, text: &str, lists: &str, raws: &str) -> String {
         use std::fmt::Write;
         let span = |(a, b): Span| format!("({a},{b})");
@@ -584,13 +583,6 @@ impl<'a> Bundle<'a> {
     /// (asked of every finding: is it a guard-tamper one?).
     pub fn rule_category(&self, i: usize) -> Option<&'a str> {
         self.str(self.rules.get(i)?.category)
-    }
-
-    /// Entry record `i`'s category and reason, read without the rest of
-    /// the record (what a destructive label shows).
-    pub fn rule_category_reason(&self, i: usize) -> Option<(&'a str, &'a str)> {
-        let r = self.rules.get(i)?;
-        Some((self.str(r.category)?, self.str(r.reason)?))
     }
 
     /// Entry record `i` and its encoded shape (for when its pattern is
@@ -1106,11 +1098,7 @@ mod tests {
             ..bundle
         };
         assert_eq!(cut.rule_category(0), None);
-        assert_eq!(cut.rule_category_reason(0), None);
-        assert_eq!(
-            bundle.rule_category_reason(0),
-            Some(("sql-drop", "sql-drop"))
-        );
+        assert_eq!(bundle.rule_category(0), Some("sql-drop"));
         assert_eq!(bundle.rule_radius(0), Some(None));
     }
 }
