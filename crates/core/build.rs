@@ -117,9 +117,6 @@ fn main() {
         let path = packer.span(rel);
         let mut count = 0;
         for raw in &rules.destructive {
-            let encoded = postcard::to_allocvec(raw).unwrap_or_else(|e| {
-                panic!("taxonomy/{rel}: entry `{}` cannot be encoded: {e}", raw.id)
-            });
             let kind = generate::kind_of(raw);
             let structured = kind == generate::RuleKind::Command;
             let pattern = generate::raw_pattern(raw).filter(|_| !structured);
@@ -132,7 +129,10 @@ fn main() {
                 reason: packer.span(&raw.reason),
                 command: packer.list(&raw.command),
                 pattern: pattern.map(|p| packer.span(p)),
-                raw: packer.shape(&encoded),
+                shape: match structured {
+                    true => packer.shape(raw),
+                    false => schema::ShapeLists::default(),
+                },
             };
             packer.rule(rule);
             count += 1;
@@ -152,15 +152,10 @@ fn main() {
     }
     write_out(&out.join("taxonomy_text.txt"), packer.text.as_bytes());
     write_out(&out.join("taxonomy_lists.data"), &packer.lists);
-    write_out(&out.join("taxonomy_shapes.postcard"), &packer.raws);
     write_out(
         &out.join("bundle.rs"),
         packer
-            .to_rust(
-                "taxonomy_text.txt",
-                "taxonomy_lists.data",
-                "taxonomy_shapes.postcard",
-            )
+            .to_rust("taxonomy_text.txt", "taxonomy_lists.data")
             .as_bytes(),
     );
 }

@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
 use super::model::{
-    broken, cut, CommandSpec, Deferred, Flags, LoadedLists, Rule, Taxonomy, Wrapper,
+    broken, cut, CommandSpec, Flags, LoadedLists, Rule, RuleShape, Taxonomy, Wrapper,
 };
 use super::schema::{Bundle, CommandsFile, CommandsView, Packer, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
@@ -551,7 +551,6 @@ fn validate_rule(
     }
     let kind = generate::kind_of(&raw);
     let compiled = OnceLock::new();
-    let mut deferred = None;
     if !structured {
         let _ = compiled.set(Ok(Compiled {
             pattern: generate::raw_pattern(&raw).unwrap_or_default().to_string(),
@@ -565,11 +564,10 @@ fn validate_rule(
             check_syntax(f).map_err(|e| err("forbid_flags", format!("invalid pattern: {e}")))?;
         }
         let _ = compiled.set(Ok(c));
-    } else {
-        // Generating patterns is most of a taxonomy's load time: leave it
-        // until a command with this entry's word is first seen.
-        deferred = Some(());
     }
+    // Unchecked, a structured entry's pattern waits until a command with
+    // its word is first seen: generating patterns is most of a taxonomy's
+    // load time.
     if let Some(Ok(c)) = compiled.get().filter(|_| check_patterns) {
         if let Err(e) = check_syntax(&c.pattern) {
             let field = match kind {
@@ -581,27 +579,13 @@ fn validate_rule(
             return Err(err(field, format!("invalid regex: {e}")));
         }
     }
-    // A deferred entry keeps its shape, encoded as build.rs encodes an
-    // embedded one, for pattern generation, which reads only the shape
-    // fields (and the command words, kept by the rule): the rest moves out
-    // without a copy.
+    // The rule takes the entry's texts and lists; a structured entry's
+    // shape fields, which its pattern is generated from, stay in `raw`.
     let mut raw = raw;
     let (examples, near_misses) = (
         std::mem::take(&mut raw.examples),
         std::mem::take(&mut raw.near_misses),
     );
-    let deferred = match deferred {
-        Some(()) => Some(Deferred(Cow::Owned(postcard::to_allocvec(&raw).map_err(
-            |e| TaxonomyError::Entry {
-                file: file.to_string(),
-                line,
-                id: raw.id.clone(),
-                field: "command".into(),
-                message: format!("the entry cannot be encoded: {e}"),
-            },
-        )?))),
-        None => None,
-    };
     Ok(Rule {
         id: Cow::Owned(std::mem::take(&mut raw.id)),
         category: Cow::Owned(std::mem::take(&mut raw.category)),
@@ -617,7 +601,7 @@ fn validate_rule(
         examples,
         near_misses,
         compiled,
-        deferred,
+        shape: structured.then(|| RuleShape(Box::new(raw))),
     })
 }
 
@@ -750,7 +734,7 @@ near_misses = ["x list"]
         assert_eq!(checked.rules().len(), deferred.rules().len());
         let mut waiting = 0;
         for (c, d) in checked.rules().iter().zip(deferred.rules()) {
-            waiting += usize::from(d.deferred.is_some() && d.compiled.get().is_none());
+            waiting += usize::from(d.shape.is_some() && d.compiled.get().is_none());
             let want = c.compiled(&checked.shapes).map(|p| format!("{p:?}"));
             let got = d.compiled(&deferred.shapes).map(|p| format!("{p:?}"));
             assert_eq!(got, want, "{}", c.id);

@@ -10,7 +10,7 @@ use serde::Serialize;
 use rustc_hash::FxHashSet;
 
 use super::generate::{Compiled, PostCheck, RuleKind};
-use super::schema::{Bundle, List, Packer, RawRule, RuleRecord, Span, Words};
+use super::schema::{Bundle, List, Packer, RawRule, RuleRecord, ShapeLists, Span, Words};
 use crate::error::TaxonomyError;
 use crate::label::BlastRadius;
 
@@ -44,9 +44,10 @@ pub struct Rule {
     /// The regex and post-checks, generated on first use.
     #[serde(skip)]
     pub(crate) compiled: OnceLock<Result<Compiled, String>>,
-    /// The entry as written, kept until its pattern is generated.
+    /// A structured entry's shape as written, which its pattern is
+    /// generated from (on first use, unless the loader checked it).
     #[serde(skip)]
-    pub(crate) deferred: Option<Deferred>,
+    pub(crate) shape: Option<RuleShape>,
 }
 
 impl Rule {
@@ -54,12 +55,10 @@ impl Rule {
     pub fn compiled(&self, shapes: &BTreeMap<String, String>) -> Result<&Compiled, &str> {
         self.compiled
             .get_or_init(|| {
-                let Some(Deferred(bytes)) = &self.deferred else {
+                let Some(RuleShape(raw)) = &self.shape else {
                     return Err(format!("entry `{}` has no pattern", self.id));
                 };
-                let raw = postcard::from_bytes::<RawRule>(bytes)
-                    .map_err(|e| format!("entry `{}` does not decode: {e}", self.id))?;
-                super::generate::structured(&self.commands, &raw, shapes)
+                super::generate::structured(&self.commands, raw, shapes)
                     .map_err(|(field, m)| format!("entry `{}` field `{field}`: {m}", self.id))
             })
             .as_ref()
@@ -67,12 +66,11 @@ impl Rule {
     }
 }
 
-/// A structured entry's shape, kept until its pattern is first generated:
-/// the whole entry as written (examples left out) in postcard form, as
-/// `build.rs` encodes it into the binary and the loader encodes an entry
-/// read from a file.
+/// A structured entry's shape: the fields of the entry as written that
+/// its pattern and post-checks are generated from (the others, moved into
+/// the rule, left empty).
 #[derive(Clone, Debug)]
-pub(crate) struct Deferred(pub(crate) Cow<'static, [u8]>);
+pub(crate) struct RuleShape(pub(crate) Box<RawRule>);
 
 /// A command's or wrapper's options of one kind: a list of words packed
 /// as `build.rs` packs the embedded taxonomy's, read in place:
@@ -315,9 +313,9 @@ impl Entries {
                     Some(Ok(c)) if rule.kind != RuleKind::Command => Some(packer.span(&c.pattern)),
                     _ => None,
                 },
-                raw: match &rule.deferred {
-                    Some(Deferred(shape)) => packer.shape(shape),
-                    None => packer.shape(&[]),
+                shape: match &rule.shape {
+                    Some(RuleShape(raw)) => packer.shape(raw),
+                    None => ShapeLists::default(),
                 },
             };
             packer.rule(record);
@@ -479,14 +477,14 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
     for &(path, entries) in bundle.rule_files {
         let path = bundle.str(path).ok_or_else(cut)?;
         for _ in 0..entries {
-            let (r, shape) = bundle.rule(next).ok_or_else(cut)?;
+            let r = bundle.rule(next).ok_or_else(cut)?;
             next += 1;
             let text = |span| bundle.str(span).ok_or_else(cut);
             let id = text(r.id)?;
             let blast_radius = record_radius(bundle, r)
                 .ok_or_else(|| broken(format!("entry `{id}` has no blast radius")))?;
             let compiled = OnceLock::new();
-            let deferred = match r.pattern {
+            let shape = match r.pattern {
                 Some(pattern) => {
                     let _ = compiled.set(Ok(Compiled {
                         pattern: text(pattern)?.to_string(),
@@ -495,7 +493,9 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
                     }));
                     None
                 }
-                None => Some(Deferred(Cow::Borrowed(shape))),
+                None => Some(RuleShape(Box::new(
+                    bundle.raw_shape(&r.shape).ok_or_else(cut)?,
+                ))),
             };
             let mut commands = Vec::with_capacity(r.command.1 as usize);
             for word in bundle.words(r.command) {
@@ -513,7 +513,7 @@ fn unpack_rules(bundle: &Bundle<'static>) -> Result<Vec<Rule>, TaxonomyError> {
                 examples: Vec::new(),
                 near_misses: Vec::new(),
                 compiled,
-                deferred,
+                shape,
             });
         }
     }

@@ -236,14 +236,10 @@ pub struct Bundle<'a> {
     pub rule_files: &'a [(Span, u32)],
     /// Every entry of those files in order.
     pub rules: &'a [RuleRecord],
-    /// The entries' shapes in postcard form, which the records point into
-    /// (decoded only when an entry's pattern is first generated).
-    pub raws: &'a [u8],
 }
 
 /// One entry of a [`Bundle`]: its texts and lists as places in the
-/// bundle, and where its encoded shape lies in [`Bundle::raws`]. Every
-/// entry is destructive: no field says so.
+/// bundle. Every entry is destructive: no field says so.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RuleRecord {
     /// The line of its `id`.
@@ -262,8 +258,23 @@ pub struct RuleRecord {
     pub command: List,
     /// Its `sql`, `code` or `regex`, if it has one and no structured shape.
     pub pattern: Option<Span>,
-    /// Its shape: offset and length in [`Bundle::raws`].
-    pub raw: (u32, u32),
+    /// Its structured shape (all empty for an entry with a `pattern`),
+    /// from which its pattern is generated on first use.
+    pub shape: ShapeLists,
+}
+
+/// The fields of a structured entry's shape in a [`Bundle`], as in
+/// [`RawRule`]: what its pattern and post-checks are generated from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShapeLists {
+    pub subcommand: List,
+    pub flags: List,
+    pub forbid_flags: List,
+    pub dry_run: List,
+    pub args: List,
+    pub forbid_args: List,
+    pub max_args: Option<u32>,
+    pub min_args: Option<u32>,
 }
 
 /// Where a string is in [`Bundle::text`]: offset and length.
@@ -358,8 +369,6 @@ pub struct Packer {
     pub rule_files: Vec<(Span, u32)>,
     /// See [`Bundle::rules`].
     pub rules: Vec<RuleRecord>,
-    /// See [`Bundle::raws`].
-    pub raws: Vec<u8>,
 }
 
 impl Packer {
@@ -384,12 +393,18 @@ impl Packer {
         (first, u32_of(items.len()))
     }
 
-    /// Stores an entry's shape: the whole [`RawRule`] (examples left out)
-    /// in postcard form, for its record's `raw`.
-    pub fn shape(&mut self, encoded: &[u8]) -> (u32, u32) {
-        let at = u32_of(self.raws.len());
-        self.raws.extend_from_slice(encoded);
-        (at, u32_of(encoded.len()))
+    /// Stores the shape fields of an entry as written.
+    pub fn shape(&mut self, raw: &RawRule) -> ShapeLists {
+        ShapeLists {
+            subcommand: self.list(&raw.subcommand),
+            flags: self.list(&raw.flags),
+            forbid_flags: self.list(&raw.forbid_flags),
+            dry_run: self.list(&raw.dry_run),
+            args: self.list(&raw.args),
+            forbid_args: self.list(&raw.forbid_args),
+            max_args: raw.max_args.map(u32_of),
+            min_args: raw.min_args.map(u32_of),
+        }
     }
 
     /// Stores an entry's record.
@@ -452,16 +467,15 @@ impl Packer {
             commands: self.commands.as_ref().map(CommandRecordsBuf::view),
             rule_files: &self.rule_files,
             rules: &self.rules,
-            raws: &self.raws,
         }
     }
 
     /// The bundle as a Rust expression of type `Bundle<'static>`, for the
-    /// crate to include from the build's output directory, where `text`,
-    /// `lists` and `raws` name the files [`Packer::text`], [`Packer::lists`]
-    /// and [`Packer::raws`] were written to.
+    /// crate to include from the build's output directory, where `text`
+    /// and `lists` name the files [`Packer::text`] and [`Packer::lists`]
+    /// were written to.
     #[allow(dead_code)] // build.rs's: the crate includes what it wrote
-    pub fn to_rust(&self, text: &str, lists: &str, raws: &str) -> String {
+    pub fn to_rust(&self, text: &str, lists: &str) -> String {
         use std::fmt::Write;
         let span = |(a, b): Span| format!("({a},{b})");
         let opt = |s: Option<Span>| {
@@ -470,7 +484,7 @@ impl Packer {
         let out_file =
             |kind: &str, name: &str| format!("{kind}!(concat!(env!(\"OUT_DIR\"), \"/{name}\"))");
         let mut out = String::from(
-            "{\nuse crate::taxonomy::schema::{Bundle, CommandRecord as C, CommandRecords, RuleKind as K, RuleRecord as R, ShapeRecord as S, WrapperRecord as W};\nBundle {\n",
+            "{\nuse crate::taxonomy::schema::{Bundle, CommandRecord as C, CommandRecords, RuleKind as K, RuleRecord as R, ShapeLists as L, ShapeRecord as S, WrapperRecord as W};\nBundle {\n",
         );
         let _ = writeln!(out, "files_seen: {},", self.files_seen);
         let _ = writeln!(out, "text: {},", out_file("include_str", text));
@@ -538,7 +552,24 @@ impl Packer {
             let _ = write!(out, "({},{count}),", span(path));
         }
         out.push_str("],\nrules: &[\n");
+        let number =
+            |n: Option<u32>| n.map_or_else(|| "None".to_string(), |n| format!("Some({n})"));
         for r in &self.rules {
+            let mut shape = String::new();
+            record(
+                &mut shape,
+                "L",
+                &[
+                    ("subcommand", span(r.shape.subcommand)),
+                    ("flags", span(r.shape.flags)),
+                    ("forbid_flags", span(r.shape.forbid_flags)),
+                    ("dry_run", span(r.shape.dry_run)),
+                    ("args", span(r.shape.args)),
+                    ("forbid_args", span(r.shape.forbid_args)),
+                    ("max_args", number(r.shape.max_args)),
+                    ("min_args", number(r.shape.min_args)),
+                ],
+            );
             record(
                 &mut out,
                 "R",
@@ -551,13 +582,11 @@ impl Packer {
                     ("reason", span(r.reason)),
                     ("command", span(r.command)),
                     ("pattern", opt(r.pattern)),
-                    ("raw", span(r.raw)),
+                    ("shape", shape.trim_end_matches(",\n").to_string()),
                 ],
             );
         }
-        out.push_str("],\n");
-        let _ = writeln!(out, "raws: {},", out_file("include_bytes", raws));
-        out.push_str("}\n}\n");
+        out.push_str("],\n}\n}\n");
         out
     }
 }
@@ -585,11 +614,29 @@ impl<'a> Bundle<'a> {
         self.str(self.rules.get(i)?.category)
     }
 
-    /// Entry record `i` and its encoded shape (for when its pattern is
-    /// first generated); `None` if the shape lies outside the bundle.
-    pub fn rule(&self, i: usize) -> Option<(&'a RuleRecord, &'a [u8])> {
-        let r = self.rules.get(i)?;
-        Some((r, self.raws.get(part_range(r.raw)?)?))
+    /// Entry record `i`.
+    pub fn rule(&self, i: usize) -> Option<&'a RuleRecord> {
+        self.rules.get(i)
+    }
+
+    /// A structured entry's shape as written, its lists' words copied (for
+    /// when its pattern is first generated); `None` if a word lies outside
+    /// the bundle.
+    pub fn raw_shape(&self, shape: &ShapeLists) -> Option<RawRule> {
+        let words = |list: List| -> Option<Vec<String>> {
+            self.words(list).map(|w| w.map(String::from)).collect()
+        };
+        Some(RawRule {
+            subcommand: words(shape.subcommand)?,
+            flags: words(shape.flags)?,
+            forbid_flags: words(shape.forbid_flags)?,
+            dry_run: words(shape.dry_run)?,
+            args: words(shape.args)?,
+            forbid_args: words(shape.forbid_args)?,
+            max_args: shape.max_args.map(|n| n as usize),
+            min_args: shape.min_args.map(|n| n as usize),
+            ..RawRule::default()
+        })
     }
 
     /// An optional string: `Some(None)` when absent, `None` if the span is
@@ -1062,8 +1109,6 @@ mod tests {
         let mut p = Packer::default();
         let id = p.span("sql-drop");
         let command = p.list(&["psql"]);
-        p.shape(&[9]);
-        let raw = p.shape(&[1, 2, 3]);
         p.rule(RuleRecord {
             line: 7,
             id,
@@ -1073,26 +1118,54 @@ mod tests {
             command,
             kind: RuleKind::Sql,
             pattern: Some(id),
-            raw,
+            shape: ShapeLists::default(),
         });
+        let written = RawRule {
+            subcommand: vec!["branch".into()],
+            flags: vec!["-d|--delete".into(), "-f".into()],
+            forbid_flags: vec!["--list".into()],
+            dry_run: vec!["-n|--dry-run".into()],
+            args: vec!["<path>".into()],
+            forbid_args: vec!["main".into(), "master".into(), "dev".into(), "x".into()],
+            max_args: Some(3),
+            min_args: None,
+            ..RawRule::default()
+        };
+        let shape = p.shape(&written);
+        let structured = RuleRecord {
+            kind: RuleKind::Command,
+            pattern: None,
+            shape,
+            ..p.rules[0]
+        };
+        p.rule(structured);
         let bundle = p.bundle();
-        assert_eq!(bundle.rule_count(), 1);
-        let (r, shape) = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
+        assert_eq!(bundle.rule_count(), 2);
+        let r = bundle.rule(0).unwrap_or_else(|| panic!("no record"));
         assert_eq!(
             (r.line, r.kind, r.id, r.blast_radius),
             (7, RuleKind::Sql, id, None)
         );
+        assert_eq!((r.command, r.pattern), (command, Some(id)));
+        // A shape reads back as written, every field of it.
+        let r = bundle.rule(1).unwrap_or_else(|| panic!("no record"));
+        let read = bundle
+            .raw_shape(&r.shape)
+            .unwrap_or_else(|| panic!("no shape"));
+        assert_eq!(format!("{read:?}"), format!("{written:?}"));
         assert_eq!(
-            (r.command, r.pattern, shape),
-            (command, Some(id), &[1u8, 2, 3][..])
+            bundle
+                .raw_shape(&ShapeLists::default())
+                .map(|r| format!("{r:?}")),
+            Some(format!("{:?}", RawRule::default()))
         );
-        assert!(bundle.rule(1).is_none());
+        assert!(bundle.rule(2).is_none());
         // A shape or a text that lies outside the bundle is not read.
         let cut = Bundle {
-            raws: &p.raws[..2],
+            lists: &p.lists[..p.lists.len() - 8],
             ..bundle
         };
-        assert!(cut.rule(0).is_none());
+        assert!(cut.raw_shape(&r.shape).is_none());
         let cut = Bundle {
             text: &p.text[..3],
             ..bundle
