@@ -1013,7 +1013,7 @@ mod tests {
         let mut changed = tax.clone();
         let mut swapped = changed.rules().to_vec();
         swapped.swap(0, 1);
-        changed.set_rules(swapped);
+        changed.set_rules(swapped).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(rm_shipped(&changed), Some(false));
     }
 }

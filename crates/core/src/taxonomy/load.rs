@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 use super::files::IdLines;
 use super::generate::{self, Compiled, PostCheck, RuleKind};
 use super::model::{
-    broken, cut, CommandSpec, Flags, LoadedLists, Rule, RuleShape, Taxonomy, Wrapper,
+    broken, cut, too_large, CommandSpec, Flags, LoadedLists, Rule, RuleShape, Taxonomy, Wrapper,
 };
 use super::schema::{Bundle, CommandsFile, CommandsView, Packer, RawRule, RuleFile, Words};
 use crate::error::TaxonomyError;
@@ -122,6 +122,9 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
                 // through the same view.
                 let mut packer = Packer::default();
                 packer.commands(&c);
+                if !packer.within_offsets() {
+                    return Err(too_large(&path));
+                }
                 let records = packer.commands.take().unwrap_or_default();
                 let lists = Arc::new(LoadedLists::from(packer));
                 let bundle = Bundle {
@@ -172,7 +175,7 @@ pub fn build(files: Vec<SourceFile>, check_patterns: bool) -> Result<Taxonomy, T
             rules.push(rule);
         }
     }
-    tax.set_rules(rules);
+    tax.set_rules(rules)?;
     Ok(tax)
 }
 
@@ -669,7 +672,8 @@ mod tests {
         // Entries given whole are read as given: reversed, the first is
         // the last.
         let mut reversed = packed.clone();
-        reversed.set_rules(packed.rules().iter().rev().cloned().collect());
+        let rules = packed.rules().iter().rev().cloned().collect();
+        reversed.set_rules(rules).unwrap_or_else(|e| panic!("{e}"));
         assert!(packed.has_embedded_entries() && !reversed.has_embedded_entries());
         assert_eq!(reversed.entry(0), packed.entry(count - 1));
         assert_eq!(reversed.entry(count - 1), packed.entry(0));

@@ -280,14 +280,17 @@ enum Entries {
 
 impl Default for Entries {
     fn default() -> Entries {
-        Entries::loaded(Vec::new())
+        Entries::Loaded {
+            packer: Packer::default(),
+            rules: Vec::new(),
+        }
     }
 }
 
 impl Entries {
     /// Whole rules, packed for their labels to be read as the embedded
     /// ones are.
-    fn loaded(rules: Vec<Rule>) -> Entries {
+    fn loaded(rules: Vec<Rule>) -> Result<Entries, TaxonomyError> {
         let mut packer = Packer::default();
         let mut run: Option<(&str, u32)> = None;
         for rule in &rules {
@@ -319,12 +322,15 @@ impl Entries {
                 },
             };
             packer.rule(record);
+            if !packer.within_offsets() {
+                return Err(too_large(&rule.file));
+            }
         }
         if let Some((file, count)) = run {
             let path = packer.span(file);
             packer.rule_files.push((path, count));
         }
-        Entries::Loaded { packer, rules }
+        Ok(Entries::Loaded { packer, rules })
     }
 
     /// The records, wherever they are kept.
@@ -371,9 +377,12 @@ impl Taxonomy {
 
     /// Replaces the entries with `rules`, whole (the taxonomy stops being
     /// the embedded one: the automata `build.rs` compiled no longer
-    /// answer for it unless its entries are the same).
-    pub fn set_rules(&mut self, rules: Vec<Rule>) {
-        self.entries = Arc::new(Entries::loaded(rules));
+    /// answer for it unless its entries are the same). Refused, the
+    /// entries unchanged, when their text is more than the records can
+    /// address (4 GiB).
+    pub fn set_rules(&mut self, rules: Vec<Rule>) -> Result<(), TaxonomyError> {
+        self.entries = Arc::new(Entries::loaded(rules)?);
+        Ok(())
     }
 
     /// True while the entries are the embedded taxonomy's, unchanged: the
@@ -452,6 +461,14 @@ impl Taxonomy {
         cats.sort_unstable();
         cats.dedup();
         cats
+    }
+}
+
+/// Files whose text is more than packed records can address.
+pub(super) fn too_large(file: &str) -> TaxonomyError {
+    TaxonomyError::Syntax {
+        file: file.into(),
+        message: "more than 4 GiB of text, more than toolgate's records can address: split the taxonomy, or remove what is not needed".into(),
     }
 }
 

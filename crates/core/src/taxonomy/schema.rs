@@ -372,6 +372,14 @@ pub struct Packer {
 }
 
 impl Packer {
+    /// True while every place it handed out is exact: its text and lists
+    /// are within what a `u32` offset reaches (4 GiB of text). Past that,
+    /// [`Packer::span`] and [`Packer::list`] saturate, and a record could
+    /// point at another's words.
+    pub fn within_offsets(&self) -> bool {
+        u32::try_from(self.text.len()).is_ok() && u32::try_from(self.lists.len() / 8).is_ok()
+    }
+
     /// Stores a string.
     pub fn span(&mut self, s: &str) -> Span {
         let at = u32_of(self.text.len());
