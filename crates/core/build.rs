@@ -150,6 +150,10 @@ fn main() {
     if let Some(c) = &commands {
         packer.commands(c);
     }
+    assert!(
+        packer.within_offsets(),
+        "taxonomy/: more than 4 GiB of text, more than the bundle's records can address"
+    );
     write_out(&out.join("taxonomy_text.txt"), packer.text.as_bytes());
     write_out(&out.join("taxonomy_lists.data"), &packer.lists);
     write_out(
