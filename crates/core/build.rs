@@ -129,9 +129,10 @@ fn main() {
                 reason: packer.span(&raw.reason),
                 command: packer.list(&raw.command),
                 pattern: pattern.map(|p| packer.span(p)),
-                shape: match structured {
-                    true => packer.shape(raw),
-                    false => schema::ShapeLists::default(),
+                shape: if structured {
+                    packer.shape(raw)
+                } else {
+                    schema::ShapeLists::default()
                 },
             };
             packer.rule(rule);

@@ -432,7 +432,7 @@ impl Taxonomy {
         &self,
         i: usize,
     ) -> Option<(Cow<'static, str>, Cow<'static, str>)> {
-        let r = self.entries.bundle().rules.get(i)?;
+        let r = self.entries.bundle().rule(i)?;
         let text = |span| self.entries.label_text(span);
         Some((text(r.category)?, text(r.reason)?))
     }
@@ -440,7 +440,7 @@ impl Taxonomy {
     /// What a label needs of entry `i`.
     pub fn entry(&self, i: usize) -> Option<EntryLabel> {
         let bundle = self.entries.bundle();
-        let r = bundle.rules.get(i)?;
+        let r = bundle.rule(i)?;
         let text = |span| self.entries.label_text(span);
         Some(EntryLabel {
             id: text(r.id)?,
