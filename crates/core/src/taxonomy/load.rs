@@ -709,8 +709,8 @@ near_misses = ["x list"]
     }
 
     /// Entries built without checking their patterns keep their shapes
-    /// encoded and generate, on first use, the patterns a checked build
-    /// generates at once.
+    /// and generate, on first use, the patterns a checked build generates
+    /// at once.
     #[test]
     fn deferred_entries_generate_the_checked_patterns() {
         let sources = embedded_sources();

@@ -292,18 +292,13 @@ impl Entries {
     /// ones are.
     fn loaded(rules: Vec<Rule>) -> Result<Entries, TaxonomyError> {
         let mut packer = Packer::default();
-        let mut run: Option<(&str, u32)> = None;
+        for run in rules.chunk_by(|a, b| a.file == b.file) {
+            let path = packer.span(&run[0].file);
+            packer
+                .rule_files
+                .push((path, crate::le_words::u32_of(run.len())));
+        }
         for rule in &rules {
-            match &mut run {
-                Some((file, count)) if *file == rule.file.as_ref() => *count += 1,
-                _ => {
-                    if let Some((file, count)) = run.take() {
-                        let path = packer.span(file);
-                        packer.rule_files.push((path, count));
-                    }
-                    run = Some((rule.file.as_ref(), 1));
-                }
-            }
             let record = RuleRecord {
                 line: crate::le_words::u32_of(rule.line),
                 kind: rule.kind,
@@ -325,10 +320,6 @@ impl Entries {
             if !packer.within_offsets() {
                 return Err(too_large(&rule.file));
             }
-        }
-        if let Some((file, count)) = run {
-            let path = packer.span(file);
-            packer.rule_files.push((path, count));
         }
         Ok(Entries::Loaded { packer, rules })
     }
@@ -572,5 +563,28 @@ mod tests {
             assert_ne!(Flags::loaded(&shared, (0, 2)), flags, "{n}");
         }
         assert!(Flags::default().is_empty() && !Flags::default().contains(""));
+    }
+
+    /// A loaded taxonomy's records name its rule files as the embedded
+    /// bundle does: each file once, in order, with its count of entries.
+    #[test]
+    fn loaded_records_name_each_rule_file_with_its_entries() {
+        let sources = super::super::load::embedded_sources();
+        let loaded = super::super::load::load_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
+        let bundle = loaded.entries.bundle();
+        let files: Vec<(&str, u32)> = bundle
+            .rule_files
+            .iter()
+            .map(|&(path, n)| (bundle.str(path).unwrap_or("?"), n))
+            .collect();
+        let embedded = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
+        let shipped = embedded.entries.bundle();
+        let want: Vec<(&str, u32)> = shipped
+            .rule_files
+            .iter()
+            .map(|&(path, n)| (shipped.str(path).unwrap_or("?"), n))
+            .collect();
+        assert!(files.len() > 5, "{files:?}");
+        assert_eq!(files, want);
     }
 }
