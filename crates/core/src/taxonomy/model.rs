@@ -571,19 +571,16 @@ mod tests {
     fn loaded_records_name_each_rule_file_with_its_entries() {
         let sources = super::super::load::embedded_sources();
         let loaded = super::super::load::load_sources(&sources).unwrap_or_else(|e| panic!("{e}"));
-        let bundle = loaded.entries.bundle();
-        let files: Vec<(&str, u32)> = bundle
-            .rule_files
-            .iter()
-            .map(|&(path, n)| (bundle.str(path).unwrap_or("?"), n))
-            .collect();
         let embedded = crate::taxonomy::load_embedded_fast().unwrap_or_else(|e| panic!("{e}"));
-        let shipped = embedded.entries.bundle();
-        let want: Vec<(&str, u32)> = shipped
-            .rule_files
-            .iter()
-            .map(|&(path, n)| (shipped.str(path).unwrap_or("?"), n))
-            .collect();
+        let files_of = |tax: &Taxonomy| -> Vec<(String, u32)> {
+            let bundle = tax.entries.bundle();
+            bundle
+                .rule_files
+                .iter()
+                .map(|&(path, n)| (bundle.str(path).unwrap_or("?").to_string(), n))
+                .collect()
+        };
+        let (files, want) = (files_of(&loaded), files_of(&embedded));
         assert!(files.len() > 5, "{files:?}");
         assert_eq!(files, want);
     }
